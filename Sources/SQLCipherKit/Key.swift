@@ -1,0 +1,135 @@
+/// The key that opens an encrypted database.
+///
+/// A key is a passphrase, from which SQLCipher derives the encryption key with PBKDF2 (slow on purpose), or
+/// a raw 256-bit key (no derivation), optionally with the database's 16-byte salt:
+///
+/// ```swift
+/// let key = try Key.passphrase("correct horse battery staple")
+/// let raw = try Key.rawKey(keyBytes)                 // 32 bytes
+/// let rawWithSalt = try Key.rawKey(keyBytes, salt: saltBytes) // 32 + 16 bytes
+/// ```
+///
+/// The key material is copied into storage that SQLCipherKit owns and that is overwritten with zeros when the
+/// last copy of the key is released. It reaches SQLCipher only through `sqlite3_key_v2` (never inside SQL
+/// text), and ``description``, ``debugDescription`` and `dump` show only the kind of key, never its bytes.
+/// The `String` or array you pass in is yours: SQLCipherKit cannot wipe it.
+public struct Key: Sendable {
+    /// What a key is made of.
+    public enum Kind: String, Sendable, Equatable {
+        /// A passphrase: SQLCipher derives the encryption key from it with the database's KDF settings.
+        case passphrase
+        /// A raw 32-byte encryption key: no key derivation.
+        case rawKey
+        /// A raw 32-byte encryption key and the database's 16-byte salt.
+        case rawKeyWithSalt
+    }
+
+    /// The length of a raw key, in bytes (AES-256).
+    public static let rawKeyLength = 32
+    /// The length of a database salt, in bytes.
+    public static let saltLength = 16
+
+    /// What this key is made of.
+    public let kind: Kind
+
+    /// Exactly the bytes `sqlite3_key_v2` receives: the passphrase, or the `x'…'` blob text of a raw key.
+    let material: SecureBytes
+
+    private init(kind: Kind, material: SecureBytes) {
+        self.kind = kind
+        self.material = material
+    }
+
+    /// A passphrase key from a string, used as its UTF-8 bytes.
+    ///
+    /// - Throws: ``SQLCipherError/invalidKey(reason:)`` when the passphrase is empty (SQLCipher would then
+    ///   not encrypt at all) or has the `x'…'` form that SQLCipher reads as a raw key.
+    public static func passphrase(_ passphrase: String) throws(SQLCipherError) -> Key {
+        var text = passphrase
+        let material = text.withUTF8 { SecureBytes(copying: UnsafeRawBufferPointer($0)) }
+        return try Key(checkedPassphrase: material)
+    }
+
+    /// A passphrase key from bytes (any bytes, not necessarily UTF-8).
+    ///
+    /// - Throws: ``SQLCipherError/invalidKey(reason:)`` as ``passphrase(_:)`` does.
+    public static func passphrase(bytes: [UInt8]) throws(SQLCipherError) -> Key {
+        let material = bytes.withUnsafeBytes { SecureBytes(copying: $0) }
+        return try Key(checkedPassphrase: material)
+    }
+
+    /// A raw 256-bit encryption key; SQLCipher skips key derivation.
+    ///
+    /// - Throws: ``SQLCipherError/invalidKey(reason:)`` unless `key` holds exactly 32 bytes.
+    public static func rawKey(_ key: [UInt8]) throws(SQLCipherError) -> Key {
+        try checkLength(key, expected: rawKeyLength, of: "a raw key")
+        return Key(kind: .rawKey, material: blobLiteral(key, []))
+    }
+
+    /// A raw 256-bit encryption key together with the database's salt.
+    ///
+    /// - Throws: ``SQLCipherError/invalidKey(reason:)`` unless `key` holds 32 bytes and `salt` 16.
+    public static func rawKey(_ key: [UInt8], salt: [UInt8]) throws(SQLCipherError) -> Key {
+        try checkLength(key, expected: rawKeyLength, of: "a raw key")
+        try checkLength(salt, expected: saltLength, of: "a salt")
+        return Key(kind: .rawKeyWithSalt, material: blobLiteral(key, salt))
+    }
+
+    private init(checkedPassphrase material: SecureBytes) throws(SQLCipherError) {
+        guard material.count > 0 else {
+            throw .invalidKey(reason: "the passphrase is empty, and SQLCipher does not encrypt with an empty key")
+        }
+        guard !material.withUnsafeBytes(Key.looksLikeBlobLiteral) else {
+            throw .invalidKey(reason: "a passphrase of the form x'<hex>' is read by SQLCipher as a raw key; "
+                + "pass raw key bytes with Key.rawKey(_:) instead")
+        }
+        self.init(kind: .passphrase, material: material)
+    }
+
+    private static func checkLength(_ bytes: [UInt8], expected: Int, of what: String) throws(SQLCipherError) {
+        guard bytes.count == expected else {
+            throw .invalidKey(reason: "\(what) must be \(expected) bytes long, not \(bytes.count)")
+        }
+    }
+
+    /// `x'` + lowercase hex of `key` then `salt` + `'`: the text form of a raw key that `sqlite3_key_v2`
+    /// accepts. Written straight into wiped storage, with no intermediate string.
+    private static func blobLiteral(_ key: [UInt8], _ salt: [UInt8]) -> SecureBytes {
+        let digits = Array("0123456789abcdef".utf8)
+        let hexCount = 2 * (key.count + salt.count)
+        return SecureBytes(count: hexCount + 3) { out in
+            out[0] = UInt8(ascii: "x")
+            out[1] = UInt8(ascii: "'")
+            var index = 2
+            // Two loops rather than `key + salt`, which would leave an unwiped copy of the key behind.
+            for bytes in [key, salt] {
+                for byte in bytes {
+                    out[index] = digits[Int(byte >> 4)]
+                    out[index + 1] = digits[Int(byte & 0x0f)]
+                    index += 2
+                }
+            }
+            out[index] = UInt8(ascii: "'")
+        }
+    }
+
+    /// Whether `bytes` is `x'…'` around hex digits: a form SQLCipher would take as a raw key.
+    private static func looksLikeBlobLiteral(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count >= 3, bytes[0] == UInt8(ascii: "x") || bytes[0] == UInt8(ascii: "X"),
+              bytes[1] == UInt8(ascii: "'"), bytes[bytes.count - 1] == UInt8(ascii: "'") else { return false }
+        return bytes[2..<(bytes.count - 1)].allSatisfy { byte in
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+        }
+    }
+}
+
+extension Key: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The kind of key, never its bytes: `Key(passphrase, redacted)`.
+    public var description: String { "Key(\(kind.rawValue), redacted)" }
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+    /// A mirror with no children, so `dump` and reflection cannot reach the key material.
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
+}

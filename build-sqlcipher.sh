@@ -1,0 +1,495 @@
+#!/usr/bin/env bash
+# build-sqlcipher.sh: builds dist/SQLCipherKit/, one static library holding the SQLCipherKit Swift API and the
+# pinned SQLCipher engine, verifies it and runs its self-check.
+#
+# Phases: prerequisites → source (local file, cache, or the machine's apt mirror; SHA-256 checked) →
+# amalgamation (tclsh) → libsqlcipher.a (codec on, verified) → Swift static library → merge (ar x → ld -r →
+# ar) → dist/ → verify-symbols.sh + run-time self-check. Every failure stops the build with a message: the
+# build never produces an artifact whose engine might write plaintext.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=Vendor/sqlcipher.pin
+source "$ROOT/Vendor/sqlcipher.pin"
+
+# Overridable locations (the tests point them at temporary folders).
+CACHE_DIR=${SQLCIPHERKIT_CACHE_DIR:-$ROOT/Vendor/cache}
+BUILD_DIR=${SQLCIPHERKIT_BUILD_DIR:-$ROOT/Vendor/build}
+DIST_DIR=${SQLCIPHERKIT_DIST_DIR:-$ROOT/dist}
+CC=${CC:-cc}
+
+usage() {
+    cat <<EOF
+Usage:
+  build-sqlcipher.sh [--source FILE] [--test-tools]
+      The whole build: dist/SQLCipherKit/ (merged libSQLCipherKit.a, the engine libsqlcipher.a, headers, Swift
+      module, pkg-config file, MANIFEST.json), then verify-symbols.sh and the run-time self-check.
+  build-sqlcipher.sh fetch [--source FILE]
+      Only obtain the pinned tarball and check its SHA-256; prints its cached path.
+  build-sqlcipher.sh engine [--source FILE]
+      Up to the verified engine archive (Vendor/build/lib/libsqlcipher.a) and its sqlite3.h.
+  build-sqlcipher.sh merge --engine ENGINE.a --swift SWIFT.a --out OUT.a
+      Only the merge: ar x both → ld -r → one deterministic archive. Refuses missing or empty archives.
+
+Options:
+  --source FILE   use this local tarball instead of the cache or the mirror (also: SQLCIPHER_TARBALL=FILE)
+  --test-tools    also install what the tests' downstream builds use (pkg-config, libsqlite3-dev)
+Environment: CC (C compiler, default cc), SQLCIPHERKIT_CACHE_DIR, SQLCIPHERKIT_BUILD_DIR, SQLCIPHERKIT_DIST_DIR.
+Pin: Vendor/sqlcipher.pin (SQLCipher $PIN_VERSION, $PIN_TARBALL).
+EOF
+}
+
+# ---------------------------------------------------------------------------------------------- output ---
+
+die() {
+    printf '\nbuild-sqlcipher.sh: error: %s\n' "$*" >&2
+    exit 1
+}
+
+# Each phase prints its name when it starts and its duration when the next one starts.
+PHASE_NAME=
+PHASE_START=0
+phase() {
+    phase_end
+    PHASE_START=$SECONDS
+    PHASE_NAME=$1
+    printf '==> %s\n' "$1"
+}
+phase_end() {
+    [ -z "$PHASE_NAME" ] || printf '    (%ss)\n' "$((SECONDS - PHASE_START))"
+    PHASE_NAME=
+}
+note() { printf '    %s\n' "$*"; }
+
+sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
+
+# A hash of everything that decides an output, so unchanged inputs skip the work.
+stamp_of() { printf '%s\n' "$@" | sha256sum | cut -d' ' -f1; }
+
+# ------------------------------------------------------------------------------------- prerequisites ---
+
+have_openssl_headers() {
+    printf '#include <openssl/evp.h>\n' | "$CC" -E -x c - >/dev/null 2>&1
+}
+
+# Installs Debian packages when root, else stops naming them.
+install_packages() {
+    [ $# -gt 0 ] || return 0
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        note "installing missing packages: $*"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq >/dev/null || die "apt-get update failed; install these packages by hand: $*"
+        apt-get install -y -qq --no-install-recommends "$@" >/dev/null \
+            || die "apt-get install failed; install these packages by hand: $*"
+    else
+        die "missing system packages: $* (install them: sudo apt-get install $*)"
+    fi
+}
+
+check_prerequisites() {
+    local want_test_tools=$1 missing=()
+    have_openssl_headers || missing+=(libssl-dev)
+    command -v tclsh >/dev/null || missing+=(tcl)
+    if [ "$want_test_tools" = yes ]; then
+        command -v pkg-config >/dev/null || missing+=(pkg-config)
+        [ -e /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
+    fi
+    install_packages "${missing[@]}"
+    have_openssl_headers || die "OpenSSL headers are still missing after installing libssl-dev"
+    local tool
+    for tool in "$CC" ar ld nm readelf make tar sha256sum swift swiftc; do
+        command -v "$tool" >/dev/null || die "required tool '$tool' is not on PATH"
+    done
+    note "C compiler: $("$CC" --version | head -n1)"
+    note "Swift: $(swift --version 2>/dev/null | head -n1)"
+}
+
+# ------------------------------------------------------------------------------------------------ source ---
+
+# The base URIs of the machine's Debian mirrors, from apt's own configuration: deb822 *.sources files and
+# one-line sources.list files. No host name is written in this repository.
+apt_mirror_uris() {
+    local list=/etc/apt/sources.list parts=/etc/apt/sources.list.d
+    if command -v apt-config >/dev/null; then
+        eval "$(apt-config shell list Dir::Etc::sourcelist/f parts Dir::Etc::sourceparts/d)"
+    fi
+    {
+        local f
+        for f in "$parts"/*.sources; do
+            [ -f "$f" ] || continue
+            # One stanza per blank-line-separated block; skip stanzas with "Enabled: no".
+            awk 'BEGIN { RS = ""; FS = "\n" }
+                 {
+                     enabled = 1; uris = ""
+                     for (i = 1; i <= NF; i++) {
+                         if ($i ~ /^[Ee]nabled:[ \t]*no/) enabled = 0
+                         if ($i ~ /^URIs:/) { sub(/^URIs:[ \t]*/, "", $i); uris = uris " " $i }
+                     }
+                     if (enabled) { n = split(uris, u, /[ \t]+/); for (j = 1; j <= n; j++) if (u[j] != "") print u[j] }
+                 }' "$f"
+        done
+        for f in "$list" "$parts"/*.list; do
+            [ -f "$f" ] || continue
+            # deb [options] URI suite components...
+            sed -E -n 's/^[[:space:]]*deb(-src)?[[:space:]]+(\[[^]]*\][[:space:]]+)?([^[:space:]]+).*/\3/p' "$f"
+        done
+    } | awk '!seen[$0]++'
+}
+
+download() {
+    local url=$1 out=$2
+    case "$url" in
+        file:*) cp "${url#file:}" "$out" 2>/dev/null ;;
+        http://* | https://*)
+            if command -v curl >/dev/null; then
+                curl -fsSL --retry 2 --connect-timeout 20 -o "$out" "$url"
+            elif command -v wget >/dev/null; then
+                wget -q -O "$out" "$url"
+            else
+                die "neither curl nor wget is installed to download $PIN_TARBALL"
+            fi
+            ;;
+        *) return 1 ;;
+    esac
+}
+
+# Fails (deleting the file) unless $1 has the pinned SHA-256.
+verify_tarball() {
+    local file=$1 origin=$2 delete=$3 actual
+    actual=$(sha256_of "$file")
+    if [ "$actual" != "$PIN_SHA256" ]; then
+        [ "$delete" = yes ] && rm -f "$file"
+        printf '\nbuild-sqlcipher.sh: error: SHA-256 mismatch for %s (%s)\n' "$PIN_TARBALL" "$origin" >&2
+        printf '  expected: %s\n  actual:   %s\n' "$PIN_SHA256" "$actual" >&2
+        if [ "$delete" = yes ]; then
+            printf '  the file was deleted; run the build again to fetch a fresh copy\n' >&2
+        else
+            printf '  the file was left in place (it is yours); point --source at a genuine copy\n' >&2
+        fi
+        exit 1
+    fi
+}
+
+# Sets TARBALL to a verified copy of the pinned source in the cache.
+obtain_source() {
+    local source_file=$1
+    TARBALL=$CACHE_DIR/$PIN_TARBALL
+    mkdir -p "$CACHE_DIR"
+    if [ -n "$source_file" ]; then
+        [ -f "$source_file" ] || die "--source: no such file: $source_file"
+        verify_tarball "$source_file" "local file $source_file" no
+        note "source: $source_file (SHA-256 ok)"
+        if ! [ "$source_file" -ef "$TARBALL" ]; then
+            cp "$source_file" "$TARBALL.part" && mv "$TARBALL.part" "$TARBALL"
+        fi
+        return
+    fi
+    if [ -f "$TARBALL" ]; then
+        verify_tarball "$TARBALL" "cached copy $TARBALL" yes
+        note "source: cached $TARBALL (SHA-256 ok)"
+        return
+    fi
+    local uri tried=()
+    while read -r uri; do
+        [ -n "$uri" ] || continue
+        local url="${uri%/}/$PIN_POOL_PATH/$PIN_TARBALL"
+        tried+=("$url")
+        if download "$url" "$TARBALL.part"; then
+            verify_tarball "$TARBALL.part" "downloaded from $url" yes
+            mv "$TARBALL.part" "$TARBALL"
+            note "source: downloaded from the apt mirror $uri (SHA-256 ok)"
+            return
+        fi
+        rm -f "$TARBALL.part"
+    done < <(apt_mirror_uris)
+    [ ${#tried[@]} -gt 0 ] || die "no Debian mirror found in the apt configuration; pass --source FILE"
+    die "could not download $PIN_TARBALL from the apt mirrors (tried: ${tried[*]}); pass --source FILE"
+}
+
+# ------------------------------------------------------------------------------------------------ engine ---
+
+generate_amalgamation() {
+    local stamp_file=$BUILD_DIR/amalgamation.stamp stamp
+    stamp=$(stamp_of "$PIN_SHA256" "$PIN_TARBALL" amalgamation-v1)
+    if [ -f "$BUILD_DIR/amalgamation/sqlite3.c" ] && [ -f "$BUILD_DIR/include/sqlite3.h" ] \
+        && [ "$(cat "$stamp_file" 2>/dev/null)" = "$stamp" ]; then
+        note "up to date (pin unchanged): $BUILD_DIR/amalgamation/sqlite3.c"
+        return
+    fi
+    rm -rf "$BUILD_DIR/src" "$BUILD_DIR/amalgamation" "$BUILD_DIR/include" "$stamp_file"
+    mkdir -p "$BUILD_DIR/src" "$BUILD_DIR/amalgamation" "$BUILD_DIR/include"
+    tar -xzf "$TARBALL" -C "$BUILD_DIR/src"
+    local top
+    top=$(find "$BUILD_DIR/src" -mindepth 1 -maxdepth 1 -type d | head -n1)
+    [ -x "$top/configure" ] || die "the tarball holds no configure script (in $top)"
+    local log=$BUILD_DIR/amalgamation/build.log
+    # configure only prepares the tclsh generator; the flags that matter are applied when compiling.
+    if ! (cd "$BUILD_DIR/amalgamation" \
+        && "$top/configure" --disable-tcl --enable-tempstore=yes \
+            CFLAGS="-DSQLITE_HAS_CODEC -DSQLCIPHER_CRYPTO_OPENSSL" LDFLAGS="-lcrypto" \
+        && make sqlite3.c) >"$log" 2>&1; then
+        tail -n 30 "$log" >&2
+        die "generating the amalgamation failed (full log: $log)"
+    fi
+    [ -s "$BUILD_DIR/amalgamation/sqlite3.c" ] || die "make sqlite3.c produced no sqlite3.c"
+    grep -q "sqlcipher" "$BUILD_DIR/amalgamation/sqlite3.c" \
+        || die "the generated sqlite3.c holds no SQLCipher code: wrong source tree?"
+    local version
+    version=$(sed -n 's/^#define SQLITE_VERSION[[:space:]]*"\(.*\)"/\1/p' "$BUILD_DIR/amalgamation/sqlite3.h")
+    [ "$version" = "$PIN_SQLITE_VERSION" ] \
+        || die "the source is SQLite $version, the pin says $PIN_SQLITE_VERSION"
+    cp "$BUILD_DIR/amalgamation/sqlite3.h" "$BUILD_DIR/include/sqlite3.h"
+    rm -rf "$BUILD_DIR/src"
+    echo "$stamp" >"$stamp_file"
+    note "generated sqlite3.c ($(wc -c <"$BUILD_DIR/amalgamation/sqlite3.c") bytes, SQLite $version)"
+}
+
+compile_engine() {
+    local lib=$BUILD_DIR/lib/libsqlcipher.a stamp_file=$BUILD_DIR/engine.stamp stamp
+    stamp=$(stamp_of "$(cat "$BUILD_DIR/amalgamation.stamp")" "${PIN_CFLAGS[@]}" "$("$CC" --version | head -n1)" \
+        engine-v1)
+    if [ -s "$lib" ] && [ "$(cat "$stamp_file" 2>/dev/null)" = "$stamp" ]; then
+        note "up to date (pin, flags and compiler unchanged): $lib"
+    else
+        rm -f "$stamp_file" "$lib"
+        mkdir -p "$BUILD_DIR/obj" "$BUILD_DIR/lib"
+        note "$CC -c ${PIN_CFLAGS[*]} sqlite3.c"
+        # Relative input and prefix maps keep build paths out of the object, so any checkout builds the same.
+        (cd "$BUILD_DIR/amalgamation" && "$CC" -c "${PIN_CFLAGS[@]}" \
+            -ffile-prefix-map="$BUILD_DIR"=. -ffile-prefix-map="$ROOT"=. \
+            -o "$BUILD_DIR/obj/sqlite3.o" sqlite3.c) || die "compiling the engine failed"
+        # D: zero timestamps, uids and modes, so two builds give the same bytes.
+        ar rcsD "$lib" "$BUILD_DIR/obj/sqlite3.o"
+        echo "$stamp" >"$stamp_file"
+    fi
+    # Even an up-to-date engine is checked: nothing ships without the codec.
+    "$ROOT/verify-symbols.sh" "$lib" >"$BUILD_DIR/engine-verify.log" 2>&1 || {
+        cat "$BUILD_DIR/engine-verify.log" >&2
+        die "the engine archive lacks SQLCipher's codec: refusing to build an artifact that would write plaintext"
+    }
+    note "libsqlcipher.a: codec symbols present, SHA-256 $(sha256_of "$lib")"
+}
+
+# ------------------------------------------------------------------------------------------------- swift ---
+
+build_swift() {
+    # The prefix maps keep this checkout's path out of the objects (debug info, #file strings).
+    (cd "$ROOT" && swift build -c release --product SQLCipherKit \
+        -Xswiftc -file-prefix-map -Xswiftc "$ROOT=.") || die "swift build of the SQLCipherKit product failed"
+    SWIFT_BIN=$(cd "$ROOT" && swift build -c release --show-bin-path)
+    SWIFT_ARCHIVE=$SWIFT_BIN/libSQLCipherKit.a
+    note "Swift static library: $SWIFT_ARCHIVE"
+}
+
+# ------------------------------------------------------------------------------------------------- merge ---
+
+# The ELF machine name readelf prints for the toolchain's target architecture.
+elf_machine_for_arch() {
+    case "$1" in
+        x86_64) echo "Advanced Micro Devices X86-64" ;;
+        aarch64 | arm64) echo "AArch64" ;;
+        armv7*) echo "ARM" ;;
+        i686 | i386) echo "Intel 80386" ;;
+        riscv64) echo "RISC-V" ;;
+        powerpc64le | ppc64le) echo "PowerPC64" ;;
+        s390x) echo "IBM S/390" ;;
+        *) die "unknown target architecture '$1': teach elf_machine_for_arch about it" ;;
+    esac
+}
+
+target_triple() {
+    swiftc -print-target-info | sed -n 's/^ *"triple": "\(.*\)",$/\1/p' | head -n1
+}
+
+# Extracts archive $1 into folder $2, refusing duplicate member names (ar x would silently keep one) and
+# members built for another architecture.
+extract_members() {
+    local archive=$1 into=$2 machine=$3 dupes member
+    dupes=$(ar t "$archive" | sort | uniq -d)
+    [ -z "$dupes" ] || die "$archive has several members named: $dupes (ar x would lose all but one)"
+    mkdir -p "$into"
+    (cd "$into" && ar x "$archive")
+    for member in "$into"/*; do
+        [ -f "$member" ] || continue
+        local found
+        found=$(readelf -h "$member" 2>/dev/null | sed -n 's/^ *Machine: *//p')
+        [ "$found" = "$machine" ] \
+            || die "$(basename "$archive")($(basename "$member")) is built for '${found:-not ELF}', the target is '$machine'"
+    done
+}
+
+merge_archives() {
+    local engine=$1 swift_lib=$2 out=$3
+    local refuse="refusing to produce an artifact without the SQLCipher engine or the Swift API (it could write plaintext)"
+    [ -f "$engine" ] || die "engine archive missing: $engine; $refuse"
+    [ -f "$swift_lib" ] || die "Swift archive missing: $swift_lib; $refuse"
+    [ -n "$(ar t "$engine" 2>/dev/null)" ] || die "engine archive is empty or not an archive: $engine; $refuse"
+    [ -n "$(ar t "$swift_lib" 2>/dev/null)" ] || die "Swift archive is empty or not an archive: $swift_lib; $refuse"
+    local triple arch machine
+    triple=$(target_triple)
+    [ -n "$triple" ] || die "could not read the target triple from swiftc -print-target-info"
+    arch=${triple%%-*}
+    machine=$(elf_machine_for_arch "$arch")
+    local work
+    work=$(mktemp -d "${TMPDIR:-/tmp}/sqlcipherkit-merge.XXXXXX")
+    # shellcheck disable=SC2064
+    trap "rm -rf '$work'" RETURN
+    extract_members "$engine" "$work/engine" "$machine"
+    extract_members "$swift_lib" "$work/swift" "$machine"
+    # One relocatable object: linking any symbol of it links all of it, so the engine's sqlite3_* always come
+    # with the Swift API and win over a system SQLite.
+    local objects=()
+    mapfile -t objects < <(find "$work/engine" "$work/swift" -type f | LC_ALL=C sort)
+    ld -r -o "$work/SQLCipherKit.o" "${objects[@]}" || die "ld -r failed to merge the archives"
+    mkdir -p "$(dirname "$out")"
+    rm -f "$out.part"
+    (cd "$work" && ar rcsD "$out.part" SQLCipherKit.o)
+    mv "$out.part" "$out"
+    note "merged ${#objects[@]} objects for $triple into $out"
+}
+
+# -------------------------------------------------------------------------------------------------- dist ---
+
+json_string() {
+    local s=${1//\\/\\\\}
+    s=${s//\"/\\\"}
+    printf '"%s"' "$s"
+}
+
+write_pkg_config() {
+    cat >"$1" <<EOF
+# pkg-config description of the SQLCipher engine shipped by SQLCipherKit (C and C++ consumers; no Swift).
+prefix=\${pcfiledir}/../..
+libdir=\${prefix}/lib
+includedir=\${prefix}/include
+
+Name: sqlcipherkit
+Description: SQLCipher $PIN_VERSION (SQLite $PIN_SQLITE_VERSION) encrypted SQLite engine, static, from SQLCipherKit
+Version: $PIN_VERSION
+Cflags: -I\${includedir} -DSQLITE_HAS_CODEC
+Libs: -L\${libdir} -lsqlcipher -lcrypto -lm
+EOF
+}
+
+write_manifest() {
+    local dir=$1 triple=$2 flags="" f
+    for f in "${PIN_CFLAGS[@]}"; do flags+="${flags:+, }$(json_string "$f")"; done
+    cat >"$dir/MANIFEST.json" <<EOF
+{
+  "sqlcipherVersion": $(json_string "$PIN_VERSION"),
+  "sqliteVersion": $(json_string "$PIN_SQLITE_VERSION"),
+  "sourceTarball": $(json_string "$PIN_TARBALL"),
+  "sourceSHA256": $(json_string "$PIN_SHA256"),
+  "compileFlags": [$flags],
+  "cCompiler": $(json_string "$("$CC" --version | head -n1)"),
+  "swiftVersion": $(json_string "$(swift --version 2>/dev/null | head -n1)"),
+  "targetTriple": $(json_string "$triple"),
+  "archives": {
+    "lib/libSQLCipherKit.a": $(json_string "$(sha256_of "$dir/lib/libSQLCipherKit.a")"),
+    "lib/libsqlcipher.a": $(json_string "$(sha256_of "$dir/lib/libsqlcipher.a")")
+  }
+}
+EOF
+}
+
+assemble_dist() {
+    local engine=$1 swift_lib=$2 final=$DIST_DIR/SQLCipherKit
+    local staging=$DIST_DIR/.SQLCipherKit.partial
+    rm -rf "$staging"
+    mkdir -p "$staging/lib/pkgconfig" "$staging/include" "$staging/Modules"
+    merge_archives "$engine" "$swift_lib" "$staging/lib/libSQLCipherKit.a"
+    cp "$engine" "$staging/lib/libsqlcipher.a"
+    write_pkg_config "$staging/lib/pkgconfig/sqlcipherkit.pc"
+    cp "$BUILD_DIR/include/sqlite3.h" "$staging/include/sqlite3.h"
+    cp "$ROOT/Sources/CSQLCipher/module.modulemap" "$staging/include/module.modulemap"
+    # The shim's include line points into Vendor/ in the source tree; in dist/ sqlite3.h sits beside it.
+    sed 's|^#include ".*" // SQLCIPHERKIT_ENGINE_HEADER$|#include "sqlite3.h"|' \
+        "$ROOT/Sources/CSQLCipher/shim.h" >"$staging/include/shim.h"
+    grep -q '^#include "sqlite3.h"$' "$staging/include/shim.h" \
+        || die "could not point shim.h at the shipped sqlite3.h (the marked include line is gone)"
+    local module_file
+    for module_file in "$SWIFT_BIN"/Modules/SQLCipherKit.swift{module,doc,sourceinfo} \
+        "$SWIFT_BIN"/Modules/SQLCipherKit.abi.json; do
+        [ -f "$module_file" ] && cp "$module_file" "$staging/Modules/"
+    done
+    [ -f "$staging/Modules/SQLCipherKit.swiftmodule" ] \
+        || die "no SQLCipherKit.swiftmodule under $SWIFT_BIN/Modules: swiftc consumers could not import it"
+    write_manifest "$staging" "$(target_triple)"
+    # Replace the previous artifact only now that the new one is complete.
+    rm -rf "$final"
+    mv "$staging" "$final"
+    note "dist: $final"
+}
+
+# -------------------------------------------------------------------------------------------------- main ---
+
+main() {
+    local command=all source_file=${SQLCIPHER_TARBALL:-} test_tools=no
+    local engine_arg="" swift_arg="" out_arg=""
+    case "${1:-}" in
+        fetch | engine | merge) command=$1; shift ;;
+    esac
+    while [ $# -gt 0 ]; do
+        case "$1" in
+            --source) [ $# -ge 2 ] || die "--source needs a FILE"; source_file=$2; shift 2 ;;
+            --source=*) source_file=${1#--source=}; shift ;;
+            --test-tools) test_tools=yes; shift ;;
+            --engine) engine_arg=${2:-}; shift 2 || die "--engine needs a FILE" ;;
+            --swift) swift_arg=${2:-}; shift 2 || die "--swift needs a FILE" ;;
+            --out) out_arg=${2:-}; shift 2 || die "--out needs a FILE" ;;
+            -h | --help) usage; exit 0 ;;
+            *) usage >&2; die "unknown argument: $1" ;;
+        esac
+    done
+    [ -z "$source_file" ] || source_file=$(realpath "$source_file")
+
+    if [ "$command" = merge ]; then
+        [ -n "$engine_arg" ] && [ -n "$swift_arg" ] && [ -n "$out_arg" ] \
+            || die "merge needs --engine ENGINE.a --swift SWIFT.a --out OUT.a"
+        phase "merge"
+        merge_archives "$engine_arg" "$swift_arg" "$out_arg"
+        phase_end
+        return
+    fi
+
+    local started=$SECONDS
+    phase "prerequisites"
+    check_prerequisites "$test_tools"
+    phase "source: SQLCipher $PIN_VERSION ($PIN_TARBALL)"
+    obtain_source "$source_file"
+    if [ "$command" = fetch ]; then
+        phase_end
+        echo "$TARBALL"
+        return
+    fi
+    phase "amalgamation (tclsh)"
+    generate_amalgamation
+    phase "engine: libsqlcipher.a"
+    compile_engine
+    if [ "$command" = engine ]; then
+        phase_end
+        return
+    fi
+    phase "Swift static library (swift build -c release --product SQLCipherKit)"
+    build_swift
+    phase "merge and dist/"
+    assemble_dist "$BUILD_DIR/lib/libsqlcipher.a" "$SWIFT_ARCHIVE"
+    phase "verify: symbols, downstream link, run-time self-check"
+    local dist=$DIST_DIR/SQLCipherKit
+    "$ROOT/verify-symbols.sh" "$dist/lib/libSQLCipherKit.a" --link-test \
+        --expect-from "$dist/lib/libsqlcipher.a" --expect-from "$SWIFT_ARCHIVE" \
+        || die "the merged artifact failed verification"
+    "$ROOT/verify-symbols.sh" "$dist/lib/libsqlcipher.a" --link-test --pkg-config \
+        || die "the engine archive failed verification"
+    phase_end
+    cat <<EOF
+
+SQLCipherKit built in $((SECONDS - started))s
+  artifact:  $dist/lib/libSQLCipherKit.a (Swift API + SQLCipher $PIN_VERSION, one archive)
+  engine:    $dist/lib/libsqlcipher.a (C/C++ via pkg-config: $dist/lib/pkgconfig/sqlcipherkit.pc)
+  manifest:  $dist/MANIFEST.json
+  verified:  codec symbols, downstream link, encrypted file, cipher_version self-check
+EOF
+}
+
+main "$@"
