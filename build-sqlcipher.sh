@@ -29,7 +29,10 @@ Usage:
   build-sqlcipher.sh engine [--source FILE]
       Up to the verified engine archive (Vendor/build/lib/libsqlcipher.a) and its sqlite3.h.
   build-sqlcipher.sh merge --engine ENGINE.a --swift SWIFT.a --out OUT.a
-      Only the merge: ar x both → ld -r → one deterministic archive. Refuses missing or empty archives.
+      Only the merge: ar x both → ld -r → one deterministic archive. Refuses missing or empty archives,
+      members of another architecture and an engine without the codec.
+  build-sqlcipher.sh mirrors
+      Prints the URLs the source phase would try, read from the machine's apt configuration.
 
 Options:
   --source FILE   use this local tarball instead of the cache or the mirror (also: SQLCIPHER_TARBALL=FILE)
@@ -325,6 +328,11 @@ merge_archives() {
     [ -f "$swift_lib" ] || die "Swift archive missing: $swift_lib; $refuse"
     [ -n "$(ar t "$engine" 2>/dev/null)" ] || die "engine archive is empty or not an archive: $engine; $refuse"
     [ -n "$(ar t "$swift_lib" 2>/dev/null)" ] || die "Swift archive is empty or not an archive: $swift_lib; $refuse"
+    # Absolute paths: the members are extracted and archived from inside a temporary folder.
+    engine=$(realpath "$engine")
+    swift_lib=$(realpath "$swift_lib")
+    mkdir -p "$(dirname "$out")"
+    out=$(realpath "$out")
     local triple arch machine
     triple=$(target_triple)
     [ -n "$triple" ] || die "could not read the target triple from swiftc -print-target-info"
@@ -336,12 +344,16 @@ merge_archives() {
     trap "rm -rf '$work'" RETURN
     extract_members "$engine" "$work/engine" "$machine"
     extract_members "$swift_lib" "$work/swift" "$machine"
+    # The merge checks the engine itself, so no caller can merge a plain-SQLite engine by mistake.
+    "$ROOT/verify-symbols.sh" "$engine" >"$work/verify.log" 2>&1 || {
+        cat "$work/verify.log" >&2
+        die "the engine archive $engine lacks SQLCipher's codec; $refuse"
+    }
     # One relocatable object: linking any symbol of it links all of it, so the engine's sqlite3_* always come
     # with the Swift API and win over a system SQLite.
     local objects=()
     mapfile -t objects < <(find "$work/engine" "$work/swift" -type f | LC_ALL=C sort)
     ld -r -o "$work/SQLCipherKit.o" "${objects[@]}" || die "ld -r failed to merge the archives"
-    mkdir -p "$(dirname "$out")"
     rm -f "$out.part"
     (cd "$work" && ar rcsD "$out.part" SQLCipherKit.o)
     mv "$out.part" "$out"
@@ -427,7 +439,7 @@ main() {
     local command=all source_file=${SQLCIPHER_TARBALL:-} test_tools=no
     local engine_arg="" swift_arg="" out_arg=""
     case "${1:-}" in
-        fetch | engine | merge) command=$1; shift ;;
+        fetch | engine | merge | mirrors) command=$1; shift ;;
     esac
     while [ $# -gt 0 ]; do
         case "$1" in
@@ -443,6 +455,10 @@ main() {
     done
     [ -z "$source_file" ] || source_file=$(realpath "$source_file")
 
+    if [ "$command" = mirrors ]; then
+        apt_mirror_uris | while read -r uri; do echo "${uri%/}/$PIN_POOL_PATH/$PIN_TARBALL"; done
+        return
+    fi
     if [ "$command" = merge ]; then
         [ -n "$engine_arg" ] && [ -n "$swift_arg" ] && [ -n "$out_arg" ] \
             || die "merge needs --engine ENGINE.a --swift SWIFT.a --out OUT.a"

@@ -3,6 +3,9 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+#if DEBUG
+import Synchronization
+#endif
 
 /// Key material in memory that this process owns and wipes.
 ///
@@ -41,6 +44,9 @@ final class SecureBytes: @unchecked Sendable {
 
     deinit {
         SecureBytes.wipe(storage)
+        #if DEBUG
+        SecureBytes.wipeObserver.withLock { $0?(UnsafeRawBufferPointer(storage)) }
+        #endif
         storage.deallocate()
     }
 
@@ -54,3 +60,11 @@ final class SecureBytes: @unchecked Sendable {
         #endif
     }
 }
+
+#if DEBUG
+extension SecureBytes {
+    /// Test hook (debug builds only): called with every buffer right after it is wiped and before it is
+    /// freed, so a test can prove that released key material is zero.
+    static let wipeObserver = Mutex<(@Sendable (UnsafeRawBufferPointer) -> Void)?>(nil)
+}
+#endif

@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+
+/// The protections that keep the build from shipping plaintext. Each test fails if its protection is removed.
+@Suite("Build refuses what would be unsafe", .timeLimit(.minutes(5)))
+struct NegativeBuildTests {
+    /// An engine archive compiled from the same amalgamation without SQLITE_HAS_CODEC: plain SQLite.
+    /// Compiled once (about 30 s) and shared by the tests that need it.
+    static let plainEngine: Result<String, any Error> = Result {
+        try Repository.requireBuild()
+        // Under .build/ (gitignored) rather than /tmp, so nothing outlives the package's own build folder.
+        let folder = Repository.path(".build/test-fixtures/plain-engine")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let result = try shell(#"""
+            set -e
+            cd "$2"
+            cc -c -O0 -fPIC -DSQLCIPHER_CRYPTO_OPENSSL -DSQLITE_TEMP_STORE=2 -DSQLITE_THREADSAFE=1 \
+                -o sqlite3.o "$1"
+            ar rcsD libplain.a sqlite3.o
+            """#, Repository.amalgamation, folder)
+        guard result.status == 0 else { throw CompileFailed(output: result.output) }
+        return folder + "/libplain.a"
+    }
+
+    struct CompileFailed: Error { let output: String }
+
+    @Test("verify-symbols.sh rejects an engine built without SQLITE_HAS_CODEC")
+    func verifyRejectsPlainEngine() throws {
+        let archive = try Self.plainEngine.get()
+        let result = try run(Repository.verifyScript, [archive])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.output.contains("SQLCipher symbols not defined"))
+        for symbol in ["sqlite3_key", "sqlite3_key_v2", "sqlite3_rekey", "sqlite3_rekey_v2", "sqlcipher_exportFunc"] {
+            #expect(result.output.contains(symbol), "\(symbol) not named in: \(result.output)")
+        }
+    }
+
+    @Test("the merge refuses an engine without the codec")
+    func mergeRejectsPlainEngine() throws {
+        let archive = try Self.plainEngine.get()
+        let folder = try TemporaryDirectory()
+        let out = folder.file("out.a")
+        let result = try run(Repository.buildScript, ["merge", "--engine", archive,
+                                                      "--swift", Repository.mergedArchive, "--out", out])
+        #expect(result.status != 0, "\(result)")
+        #expect(result.output.contains("lacks SQLCipher's codec"))
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    @Test("the merge refuses a missing engine archive, and writes nothing")
+    func mergeRejectsMissingEngine() throws {
+        try Repository.requireBuild()
+        let folder = try TemporaryDirectory()
+        let out = folder.file("out.a")
+        let result = try run(Repository.buildScript, ["merge", "--engine", folder.file("libsqlcipher.a"),
+                                                      "--swift", Repository.mergedArchive, "--out", out])
+        #expect(result.status != 0, "\(result)")
+        #expect(result.output.contains("engine archive missing"))
+        #expect(result.output.contains("refusing to produce an artifact"))
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    @Test("the merge refuses an empty archive")
+    func mergeRejectsEmptyArchive() throws {
+        try Repository.requireBuild()
+        let folder = try TemporaryDirectory()
+        let empty = folder.file("libempty.a")
+        try Data("!<arch>\n".utf8).write(to: URL(fileURLWithPath: empty))
+        for (engine, swift) in [(empty, Repository.mergedArchive), (Repository.engineArchive, empty)] {
+            let result = try run(Repository.buildScript, ["merge", "--engine", engine, "--swift", swift,
+                                                          "--out", folder.file("out.a")])
+            #expect(result.status != 0, "\(result)")
+            #expect(result.output.contains("is empty or not an archive"), "\(result)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.file("out.a")))
+    }
+
+    @Test("the merge refuses members built for another architecture")
+    func mergeRejectsForeignArchitecture() throws {
+        try Repository.requireBuild()
+        let folder = try TemporaryDirectory()
+        let result = try shell(#"""
+            set -e
+            cd "$1"
+            echo 'int sqlcipherkit_foreign(void) { return 1; }' > foreign.c
+            clang -target aarch64-unknown-linux-gnu -c foreign.c -o foreign.o
+            cp "$2" libswift.a
+            ar rD libswift.a foreign.o
+            "$3" merge --engine "$4" --swift libswift.a --out out.a
+            """#, folder.path, Repository.mergedArchive, Repository.buildScript, Repository.engineArchive)
+        #expect(result.status != 0, "\(result)")
+        #expect(result.output.contains("foreign.o) is built for 'AArch64'"), "\(result)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("out.a")))
+    }
+
+    @Test("verify-symbols.sh rejects an archive that leaves a sqlite3_* symbol undefined")
+    func verifyRejectsUndefinedSQLiteSymbol() throws {
+        try Repository.requireBuild()
+        let folder = try TemporaryDirectory()
+        let result = try shell(#"""
+            set -e
+            cd "$1"
+            echo 'int sqlite3_not_in_engine(void); int f(void) { return sqlite3_not_in_engine(); }' > extra.c
+            cc -c extra.c -o extra.o
+            cp "$2" libengine.a
+            ar rD libengine.a extra.o
+            "$3" libengine.a
+            """#, folder.path, Repository.engineArchive, Repository.verifyScript)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.output.contains("sqlite3_* symbols undefined: sqlite3_not_in_engine"), "\(result)")
+    }
+
+    @Test("verify-symbols.sh --expect-from reports symbols lost in a merge")
+    func verifyRejectsLostSymbols() throws {
+        try Repository.requireBuild()
+        let folder = try TemporaryDirectory()
+        let result = try shell(#"""
+            set -e
+            cd "$1"
+            echo 'int sqlcipherkit_only_here(void) { return 7; }' > extra.c
+            cc -c extra.c -o extra.o
+            ar rcsD libextra.a extra.o
+            "$2" "$3" --expect-from libextra.a
+            """#, folder.path, Repository.verifyScript, Repository.mergedArchive)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.output.contains("sqlcipherkit_only_here"), "\(result)")
+    }
+
+    @Test("verify-symbols.sh: usage errors exit 64; a missing or non-archive file exits 1")
+    func verifyUsage() throws {
+        let folder = try TemporaryDirectory()
+        #expect(try run(Repository.verifyScript, []).status == 64)
+        #expect(try run(Repository.verifyScript, ["--no-such-option", "x.a"]).status == 64)
+        let missing = try run(Repository.verifyScript, [folder.file("none.a")])
+        #expect(missing.status == 1)
+        #expect(missing.output.contains("no such archive"))
+        try Data("hello".utf8).write(to: URL(fileURLWithPath: folder.file("text.a")))
+        let text = try run(Repository.verifyScript, [folder.file("text.a")])
+        #expect(text.status == 1)
+        #expect(text.output.contains("not an ar archive"))
+    }
+}
