@@ -264,6 +264,7 @@ compile_engine() {
         # D: zero timestamps, uids and modes, so two builds give the same bytes.
         ar rcsD "$lib" "$BUILD_DIR/obj/sqlite3.o"
         echo "$stamp" >"$stamp_file"
+        forget_linked_products
     fi
     # Even an up-to-date engine is checked: nothing ships without the codec.
     "$ROOT/verify-symbols.sh" "$lib" >"$BUILD_DIR/engine-verify.log" 2>&1 || {
@@ -271,6 +272,18 @@ compile_engine() {
         die "the engine archive lacks SQLCipher's codec: refusing to build an artifact that would write plaintext"
     }
     note "libsqlcipher.a: codec symbols present, SHA-256 $(sha256_of "$lib")"
+}
+
+# SwiftPM does not track libraries given with -l, so test bundles and executables it linked against an older
+# libsqlcipher.a would keep that engine. Removing them makes the next swift build/test link them afresh.
+forget_linked_products() {
+    [ "$BUILD_DIR" = "$ROOT/Vendor/build" ] && [ -d "$ROOT/.build" ] || return 0
+    local product
+    while IFS= read -r product; do
+        note "engine changed: removing $product so SwiftPM relinks it"
+        rm -f "$product"
+    done < <(find "$ROOT/.build" -mindepth 3 -maxdepth 3 -type f -perm -u+x \
+        \( -path '*/debug/*' -o -path '*/release/*' \) ! -name '*.so' ! -name '*.a' ! -name '*.o')
 }
 
 # ------------------------------------------------------------------------------------------------- swift ---

@@ -23,6 +23,8 @@ struct DownstreamTests {
         #expect(rerun.status == 0, "\(rerun)")
         #expect(rerun.output.contains("cipher_version: 4.6.1 community"), "\(rerun)")
         #expect(rerun.output.contains("ok: a wrong key is refused"), "\(rerun)")
+        // SQLCIPHER_OMIT_DEFAULT_LOGGING: the wrong-key attempt printed nothing of SQLCipher's own.
+        #expect(!rerun.output.contains("ERROR CORE"), "SQLCipher logged to the app's stderr: \(rerun)")
         let bytes = try Data(contentsOf: URL(fileURLWithPath: database))
         #expect(bytes.count >= 4096)
         #expect(bytes.prefix(16) != Self.plaintextHeader, "the database is plaintext")
