@@ -37,7 +37,8 @@ Usage:
 Options:
   --source FILE   use this local tarball instead of the cache or the mirror (also: SQLCIPHER_TARBALL=FILE)
   --test-tools    also install what the tests' downstream builds use (pkg-config, libsqlite3-dev)
-Environment: CC (C compiler, default cc), SQLCIPHERKIT_CACHE_DIR, SQLCIPHERKIT_BUILD_DIR, SQLCIPHERKIT_DIST_DIR.
+Environment: CC (C compiler, default cc), SQLCIPHERKIT_CACHE_DIR, SQLCIPHERKIT_BUILD_DIR, SQLCIPHERKIT_DIST_DIR,
+  SQLCIPHERKIT_NO_INSTALL=1 (never run apt-get, even as root: stop and name the missing packages).
 Pin: Vendor/sqlcipher.pin (SQLCipher $PIN_VERSION, $PIN_TARBALL).
 EOF
 }
@@ -78,7 +79,7 @@ have_openssl_headers() {
 # Installs Debian packages when root, else stops naming them.
 install_packages() {
     [ $# -gt 0 ] || return 0
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    if [ "$(id -u)" = 0 ] && [ -z "${SQLCIPHERKIT_NO_INSTALL:-}" ] && command -v apt-get >/dev/null; then
         note "installing missing packages: $*"
         export DEBIAN_FRONTEND=noninteractive
         apt-get update -qq >/dev/null || die "apt-get update failed; install these packages by hand: $*"
@@ -99,6 +100,7 @@ check_prerequisites() {
     fi
     install_packages "${missing[@]}"
     have_openssl_headers || die "OpenSSL headers are still missing after installing libssl-dev"
+    command -v tclsh >/dev/null || die "tclsh is still missing after installing tcl"
     local tool
     for tool in "$CC" ar ld nm readelf make tar sha256sum swift swiftc; do
         command -v "$tool" >/dev/null || die "required tool '$tool' is not on PATH"

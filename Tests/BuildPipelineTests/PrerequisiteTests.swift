@@ -1,0 +1,27 @@
+import Foundation
+import Testing
+
+@Suite("Prerequisites", .timeLimit(.minutes(2)))
+struct PrerequisiteTests {
+    @Test("a missing tcl stops the build naming the package when it may not install")
+    func missingTclIsNamed() throws {
+        let folder = try TemporaryDirectory()
+        // A PATH like the machine's, minus tclsh.
+        let setup = try shell(#"""
+            set -e
+            mkdir "$1/bin"
+            for tool in /usr/bin/* /bin/* /opt/swift/usr/bin/*; do
+                case "$(basename "$tool")" in tclsh*) continue ;; esac
+                [ -e "$1/bin/$(basename "$tool")" ] || ln -s "$tool" "$1/bin/"
+            done
+            """#, folder.path)
+        #expect(setup.status == 0, "\(setup)")
+        let result = try run(Repository.buildScript, ["fetch"],
+                             environment: ["PATH": folder.path + "/bin", "SQLCIPHERKIT_NO_INSTALL": "1",
+                                           "SQLCIPHERKIT_CACHE_DIR": folder.file("cache")])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.output.contains("missing system packages: tcl (install them: sudo apt-get install tcl)"),
+                "\(result)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("cache")), "the build went on regardless")
+    }
+}
