@@ -178,7 +178,7 @@ do {
     do {
         _ = try Database(path: path, key: .passphrase("a wrong passphrase"), mode: .readOnly)
         check(false, "a wrong key is refused")
-    } catch .wrongKeyOrNotADatabase {
+    } catch SQLCipherError.Kind.wrongKeyOrNotADatabase {
         check(true, "a wrong key is refused")
     }
     let reader = try Database(path: path, key: key, mode: .readOnly)

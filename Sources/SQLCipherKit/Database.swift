@@ -8,42 +8,94 @@ import Darwin
 
 /// A connection to an encrypted SQLCipher database.
 ///
-/// Opening keys the connection, checks that the engine is SQLCipher and reads the schema once, so a wrong key
-/// fails here, with ``SQLCipherError/wrongKeyOrNotADatabase(path:)``, not at the first query:
+/// Opening keys the connection (through `sqlite3_key_v2`), applies the cipher settings, checks that the engine
+/// is SQLCipher and reads the schema once, so a wrong key fails here, with
+/// ``SQLCipherError/Kind/wrongKeyOrNotADatabase``, not at the first query:
 ///
 /// ```swift
 /// let db = try Database(path: "/var/lib/app/data.db", key: .passphrase(passphrase))
 /// try db.execute("CREATE TABLE IF NOT EXISTS note(id INTEGER PRIMARY KEY, body TEXT)")
+/// try db.execute("INSERT INTO note(body) VALUES (?)", ["hello"])
+/// let notes = try db.fetchAll(Note.self, "SELECT * FROM note")
 /// ```
 ///
 /// A failed open never leaves a file behind that was not there before, and never writes to one that was.
-/// A connection is not safe to share between concurrent tasks; confine each to one task or thread.
+/// A connection is not safe to share between concurrent tasks; confine each to one task or thread (only
+/// ``interruptHandle`` may be used from elsewhere).
 public final class Database {
     /// The path the connection was opened with (`:memory:` for an in-memory database).
     public let path: String
+    /// The configuration the connection was opened with.
+    public let configuration: Database.Configuration
 
     /// The open `sqlite3` handle; nil once closed.
     private(set) var handle: OpaquePointer?
 
+    /// Interrupts this connection's running statement from any thread or task.
+    public let interruptHandle: InterruptHandle
+
+    /// The number of savepoints opened by ``transaction(_:_:)`` and ``savepoint(_:)`` that are still open.
+    var savepointDepth = 0
+
     /// Opens (or creates) the encrypted database at `path` with `key`.
+    ///
+    /// The order is SQLCipher's: open, key, cipher settings, the `cipher_version` check, then a read of the
+    /// schema that fails with a wrong key.
     ///
     /// - Parameters:
     ///   - path: A file path, or `:memory:` for a private in-memory database.
     ///   - key: The key. A new database is encrypted with it.
-    ///   - mode: Whether to open read-only, read-write, or read-write creating the file if missing.
-    /// - Throws: ``SQLCipherError/wrongKeyOrNotADatabase(path:)`` when the key does not open the file,
-    ///   ``SQLCipherError/cannotOpen(path:message:)`` when the file cannot be opened,
-    ///   ``SQLCipherError/notSQLCipher(sqliteVersion:)`` when the engine is not SQLCipher.
-    public init(path: String, key: Key, mode: OpenMode = .readWriteCreate) throws(SQLCipherError) {
+    ///   - configuration: The open mode, cipher settings and busy timeout.
+    /// - Throws: ``SQLCipherError`` of kind ``SQLCipherError/Kind/wrongKeyOrNotADatabase`` when the key does not
+    ///   open the file, ``SQLCipherError/Kind/cannotOpen`` when the file cannot be opened,
+    ///   ``SQLCipherError/Kind/notSQLCipher`` when the engine is not SQLCipher,
+    ///   ``SQLCipherError/Kind/invalidArgument`` for cipher settings out of range.
+    public convenience init(path: String, key: Key, configuration: Database.Configuration = .init())
+        throws(SQLCipherError) {
+        try self.init(path: path, optionalKey: key, configuration: configuration, preflight: true)
+    }
+
+    /// Opens (or creates) the encrypted database at `path` with `key` in `mode`, with SQLCipher 4 settings.
+    public convenience init(path: String, key: Key, mode: OpenMode) throws(SQLCipherError) {
+        try self.init(path: path, optionalKey: key, configuration: .init(mode: mode), preflight: true)
+    }
+
+    /// Opens a database that is *not* encrypted: a plain SQLite file, for example to encrypt it with
+    /// ``export(to:key:cipher:)`` or ``Database/encrypt(path:key:cipher:)``.
+    ///
+    /// The engine is still SQLCipher and is still checked; only this file is plaintext.
+    public convenience init(unencryptedPath path: String, configuration: Database.Configuration = .init())
+        throws(SQLCipherError) {
+        try self.init(path: path, optionalKey: nil, configuration: configuration, preflight: true)
+    }
+
+    /// - Parameter preflight: Whether to read the schema before returning; only ``migrate(path:key:)`` skips
+    ///   it, because its first statement must be `PRAGMA cipher_migrate`.
+    init(path: String, optionalKey key: Key?, configuration: Database.Configuration, preflight: Bool)
+        throws(SQLCipherError) {
         self.path = path
-        let isFile = path != ":memory:" && !path.isEmpty
+        self.configuration = configuration
+        try configuration.cipher.validate()
+        let isFile = path != ":memory:" && !path.isEmpty && !path.hasPrefix("file:")
         let existedBefore = isFile && access(path, F_OK) == 0
-        do {
-            handle = try Database.openHandle(path: path, mode: mode)
-            try applyKey(key)
-            try Engine.requireSQLCipher(self)
-            // Reading the schema decrypts page 1: this is where a wrong key shows, before any write.
-            _ = try textValue("SELECT count(*) FROM sqlite_schema")
+        let handle = try Database.openHandle(path: path, mode: configuration.mode)
+        self.handle = handle
+        interruptHandle = InterruptHandle(handle)
+        do throws(SQLCipherError) {
+            if let key {
+                try applyKey(key, schema: "main")
+            }
+            for pragma in configuration.cipher.pragmas(schema: "main") {
+                try execute(pragma)
+            }
+            if configuration.verifiesCipherEngine {
+                try Engine.requireSQLCipher(self)
+            }
+            if preflight {
+                // Reading the schema decrypts page 1: this is where a wrong key shows, before any write.
+                try execute("SELECT count(*) FROM sqlite_schema")
+            }
+            sqlite3_busy_timeout(handle, Int32(clamping: configuration.busyTimeout.milliseconds))
         } catch {
             close()
             if isFile && !existedBefore {
@@ -59,13 +111,17 @@ public final class Database {
     }
 
     /// Closes the connection. Calling it again does nothing; any later use throws
-    /// ``SQLCipherError/misuse(message:)``.
+    /// ``SQLCipherError/Kind/misuse``.
     public func close() {
         guard let handle else { return }
+        interruptHandle.invalidate()
         // _v2 defers the close until outstanding statements are finalized, so this never fails with BUSY.
         sqlite3_close_v2(handle)
         self.handle = nil
     }
+
+    /// Whether ``close()`` has been called.
+    public var isClosed: Bool { handle == nil }
 
     /// Runs one or more SQL statements separated by semicolons, discarding any rows.
     ///
@@ -76,45 +132,46 @@ public final class Database {
         let code = sqlite3_exec(db, sql, nil, nil, &message)
         defer { sqlite3_free(message) }
         guard code == SQLITE_OK else {
-            throw SQLCipherError(code: code, connection: db, path: path,
+            throw SQLCipherError(code: code, connection: db, path: path, sql: sql,
                                  message: message.map { String(cString: $0) })
         }
     }
 
-    /// Runs `sql` and returns the first column of its first row as text, or nil when there is no row or the
-    /// value is NULL.
-    public func textValue(_ sql: String) throws(SQLCipherError) -> String? {
-        let statement = try Statement(database: self, sql: sql)
-        guard try statement.step() else { return nil }
-        return statement.text(at: 0)
-    }
-
     /// The handle, or a misuse error once the connection is closed.
     func openHandle() throws(SQLCipherError) -> OpaquePointer {
-        guard let handle else { throw .misuse(message: "the connection to '\(path)' is closed") }
+        guard let handle else { throw .api(.misuse, "the connection to '\(path)' is closed", path: path) }
         return handle
     }
 
     private static func openHandle(path: String, mode: OpenMode) throws(SQLCipherError) -> OpaquePointer {
         var db: OpaquePointer?
-        let flags = mode.flags | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_FULLMUTEX
+        let flags = mode.flags | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_URI
         let code = sqlite3_open_v2(path, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(db)
-            throw .cannotOpen(path: path, message: message)
+            throw SQLCipherError(kind: .cannotOpen, resultCode: code & 0xff, extendedResultCode: code,
+                                 message: message, path: path)
         }
+        sqlite3_extended_result_codes(db, 1)
         return db
     }
 
-    /// Hands the key to SQLCipher through `sqlite3_key_v2`: the key never appears in SQL text.
-    private func applyKey(_ key: Key) throws(SQLCipherError) {
+    /// Hands the key to SQLCipher for `schema` through `sqlite3_key_v2`: the key never appears in SQL text.
+    func applyKey(_ key: Key, schema: String) throws(SQLCipherError) {
         let db = try openHandle()
         let code = key.material.withUnsafeBytes { bytes in
-            sqlite3_key_v2(db, "main", bytes.baseAddress, Int32(bytes.count))
+            sqlite3_key_v2(db, schema, bytes.baseAddress, Int32(bytes.count))
         }
         guard code == SQLITE_OK else {
-            throw SQLCipherError(code: code, connection: db, path: path, message: nil)
+            throw SQLCipherError(code: code, connection: db, path: path)
         }
+    }
+}
+
+extension Duration {
+    /// The duration in whole milliseconds, rounded down.
+    var milliseconds: Int64 {
+        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
     }
 }

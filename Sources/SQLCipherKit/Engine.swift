@@ -14,7 +14,7 @@ public enum Engine {
     /// print(facts.cipherVersion) // "4.6.1 community"
     /// ```
     ///
-    /// - Throws: ``SQLCipherError/notSQLCipher(sqliteVersion:)`` when `cipher_version` returns no row (the
+    /// - Throws: ``SQLCipherError/Kind/notSQLCipher`` when `cipher_version` returns no row (the
     ///   engine is plain SQLite); another ``SQLCipherError`` when the engine cannot run the check.
     public static func selfCheck() throws(SQLCipherError) -> EngineFacts {
         // A throwaway key for the in-memory connection: SQLCipher answers the provider pragmas only on a
@@ -34,12 +34,12 @@ public enum Engine {
         String(cString: sqlite3_libversion())
     }
 
-    /// Returns `cipher_version`, or throws ``SQLCipherError/notSQLCipher(sqliteVersion:)`` when the engine
+    /// Returns `cipher_version`, or throws ``SQLCipherError/Kind/notSQLCipher`` when the engine
     /// behind `database` gives none.
     @discardableResult
     static func requireSQLCipher(_ database: Database) throws(SQLCipherError) -> String {
         guard let version = try database.textValue("PRAGMA cipher_version"), !version.isEmpty else {
-            throw .notSQLCipher(sqliteVersion: sqliteVersion)
+            throw .api(.notSQLCipher, "PRAGMA cipher_version returned no row; the engine is SQLite \(sqliteVersion)")
         }
         return version
     }

@@ -42,7 +42,7 @@ public struct Key: Sendable {
 
     /// A passphrase key from a string, used as its UTF-8 bytes.
     ///
-    /// - Throws: ``SQLCipherError/invalidKey(reason:)`` when the passphrase is empty (SQLCipher would then
+    /// - Throws: an ``SQLCipherError/Kind/invalidKey`` error when the passphrase is empty (SQLCipher would then
     ///   not encrypt at all) or has the `x'…'` form that SQLCipher reads as a raw key.
     public static func passphrase(_ passphrase: String) throws(SQLCipherError) -> Key {
         var text = passphrase
@@ -52,7 +52,7 @@ public struct Key: Sendable {
 
     /// A passphrase key from bytes (any bytes, not necessarily UTF-8).
     ///
-    /// - Throws: ``SQLCipherError/invalidKey(reason:)`` as ``passphrase(_:)`` does.
+    /// - Throws: an ``SQLCipherError/Kind/invalidKey`` error as ``passphrase(_:)`` does.
     public static func passphrase(bytes: [UInt8]) throws(SQLCipherError) -> Key {
         let material = bytes.withUnsafeBytes { SecureBytes(copying: $0) }
         return try Key(checkedPassphrase: material)
@@ -60,7 +60,7 @@ public struct Key: Sendable {
 
     /// A raw 256-bit encryption key; SQLCipher skips key derivation.
     ///
-    /// - Throws: ``SQLCipherError/invalidKey(reason:)`` unless `key` holds exactly 32 bytes.
+    /// - Throws: an ``SQLCipherError/Kind/invalidKey`` error unless `key` holds exactly 32 bytes.
     public static func rawKey(_ key: [UInt8]) throws(SQLCipherError) -> Key {
         try checkLength(key, expected: rawKeyLength, of: "a raw key")
         return Key(kind: .rawKey, material: blobLiteral(key, []))
@@ -68,7 +68,7 @@ public struct Key: Sendable {
 
     /// A raw 256-bit encryption key together with the database's salt.
     ///
-    /// - Throws: ``SQLCipherError/invalidKey(reason:)`` unless `key` holds 32 bytes and `salt` 16.
+    /// - Throws: an ``SQLCipherError/Kind/invalidKey`` error unless `key` holds 32 bytes and `salt` 16.
     public static func rawKey(_ key: [UInt8], salt: [UInt8]) throws(SQLCipherError) -> Key {
         try checkLength(key, expected: rawKeyLength, of: "a raw key")
         try checkLength(salt, expected: saltLength, of: "a salt")
@@ -77,10 +77,10 @@ public struct Key: Sendable {
 
     private init(checkedPassphrase material: SecureBytes) throws(SQLCipherError) {
         guard material.count > 0 else {
-            throw .invalidKey(reason: "the passphrase is empty, and SQLCipher does not encrypt with an empty key")
+            throw .api(.invalidKey, "the passphrase is empty, and SQLCipher does not encrypt with an empty key")
         }
         guard !material.withUnsafeBytes(Key.looksLikeBlobLiteral) else {
-            throw .invalidKey(reason: "a passphrase of the form x'<hex>' is read by SQLCipher as a raw key; "
+            throw .api(.invalidKey, "a passphrase of the form x'<hex>' is read by SQLCipher as a raw key; "
                 + "pass raw key bytes with Key.rawKey(_:) instead")
         }
         self.init(kind: .passphrase, material: material)
@@ -88,7 +88,7 @@ public struct Key: Sendable {
 
     private static func checkLength(_ bytes: [UInt8], expected: Int, of what: String) throws(SQLCipherError) {
         guard bytes.count == expected else {
-            throw .invalidKey(reason: "\(what) must be \(expected) bytes long, not \(bytes.count)")
+            throw .api(.invalidKey, "\(what) must be \(expected) bytes long, not \(bytes.count)")
         }
     }
 

@@ -1,26 +1,40 @@
 import CSQLCipher
 
 extension SQLCipherError {
-    /// Classifies a failed SQLite result `code` into the case a caller can act on.
+    /// An error of `kind` that did not come from SQLite.
+    static func api(_ kind: Kind, _ message: String, path: String? = nil) -> SQLCipherError {
+        SQLCipherError(kind: kind, message: message, path: path)
+    }
+
+    /// Classifies a failed SQLite result `code` into the kind a caller can act on.
     ///
     /// - Parameters:
     ///   - connection: The connection that failed, for its extended code and message.
     ///   - message: A message to use instead of the connection's own (e.g. from `sqlite3_exec`).
-    init(code: Int32, connection: OpaquePointer?, path: String, message: String?) {
+    init(code: Int32, connection: OpaquePointer?, path: String?, sql: String? = nil, message: String? = nil) {
+        let primary = code & 0xff
         let extended = connection.map { sqlite3_extended_errcode($0) } ?? code
         let text = message ?? connection.map { String(cString: sqlite3_errmsg($0)) }
             ?? String(cString: sqlite3_errstr(code))
-        switch code & 0xff {
-        case SQLITE_NOTADB:
-            self = .wrongKeyOrNotADatabase(path: path)
-        case SQLITE_CORRUPT:
-            self = .corrupt(path: path, message: text)
-        case SQLITE_CANTOPEN:
-            self = .cannotOpen(path: path, message: text)
-        case SQLITE_MISUSE:
-            self = .misuse(message: text)
-        default:
-            self = .sqlite(code: code & 0xff, extendedCode: extended, message: text)
+        self.init(kind: Self.kind(of: primary), resultCode: primary,
+                  extendedResultCode: extended & 0xff == primary ? extended : code,
+                  message: text, sql: sql, path: path)
+    }
+
+    private static func kind(of primary: Int32) -> Kind {
+        switch primary {
+        case SQLITE_NOTADB: .wrongKeyOrNotADatabase
+        case SQLITE_CORRUPT: .corrupt
+        case SQLITE_BUSY, SQLITE_LOCKED: .busy
+        case SQLITE_READONLY: .readOnly
+        case SQLITE_CONSTRAINT: .constraint
+        case SQLITE_MISUSE: .misuse
+        case SQLITE_CANTOPEN: .cannotOpen
+        case SQLITE_FULL: .full
+        case SQLITE_INTERRUPT: .interrupted
+        case SQLITE_IOERR: .ioError
+        case SQLITE_RANGE: .invalidArgument
+        default: .sqlite
         }
     }
 }

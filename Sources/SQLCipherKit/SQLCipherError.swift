@@ -1,60 +1,154 @@
 /// An error thrown by SQLCipherKit.
 ///
-/// Each case says what went wrong and, in its ``description``, what to do about it. No case ever carries key
-/// material: a key is never part of an error, its description or a log line.
-public enum SQLCipherError: Error, Sendable, Equatable {
-    /// The key does not open the database at `path`, or the file is not a database at all.
-    ///
-    /// SQLCipher cannot tell these apart: a wrong key decrypts the first page into noise, exactly as a file
-    /// that is no database does. The file is left untouched.
-    case wrongKeyOrNotADatabase(path: String)
+/// Every error has a ``kind`` to act on, SQLite's result codes and message when SQLite produced it, and the
+/// SQL that failed, if any. Match kinds in `catch` clauses:
+///
+/// ```swift
+/// do {
+///     let db = try Database(path: path, key: key)
+/// } catch SQLCipherError.Kind.wrongKeyOrNotADatabase {
+///     // ask for the passphrase again
+/// }
+/// ```
+///
+/// No error ever carries key material: a key is never part of an error, its description or a log line
+/// (SQL holding a key is never run: keys go through `sqlite3_key_v2`, or are bound as parameters).
+public struct SQLCipherError: Error, Sendable, Equatable {
+    /// What went wrong, in the terms a caller can act on.
+    public enum Kind: String, Sendable, Equatable, CaseIterable {
+        /// The key does not open the database, or the file is not a database at all.
+        ///
+        /// SQLCipher cannot tell these apart: a wrong key decrypts the first page into noise, exactly as a
+        /// file that is no database does. The file is left untouched.
+        case wrongKeyOrNotADatabase
+        /// The SQLite engine linked into this process is not SQLCipher: `PRAGMA cipher_version` returned no
+        /// row. Writing with it would store plaintext, so SQLCipherKit refuses.
+        case notSQLCipher
+        /// The database is damaged, or was tampered with: SQLite's checks or SQLCipher's page HMAC failed.
+        case corrupt
+        /// Another connection holds a lock this one needs; retry later or set a busy timeout.
+        case busy
+        /// The database, or the file, can only be read.
+        case readOnly
+        /// A constraint (UNIQUE, NOT NULL, CHECK, FOREIGN KEY…) rejected the change.
+        case constraint
+        /// The API was used in a way it does not allow (a closed connection, a finalized statement…).
+        case misuse
+        /// The key material is unusable (wrong length, empty passphrase…).
+        case invalidKey
+        /// An argument or option is out of its range (a page size that is no power of two…).
+        case invalidArgument
+        /// A stored value does not convert to the requested Swift type (NULL for a non-optional, text for
+        /// an integer…).
+        case typeMismatch
+        /// The file could not be opened at all (missing folder, permissions, a missing file without create).
+        case cannotOpen
+        /// The disk, or a file-size limit, is full.
+        case full
+        /// The operation was interrupted (``Database/interrupt()``).
+        case interrupted
+        /// The operating system reported an I/O error.
+        case ioError
+        /// Any other SQLite error; ``SQLCipherError/resultCode`` says which.
+        case sqlite
+    }
 
-    /// The SQLite engine linked into this process is not SQLCipher: `PRAGMA cipher_version` returned no row.
-    ///
-    /// Writing with such an engine would store plaintext, so SQLCipherKit refuses to go on. This happens when
-    /// another SQLite library wins the link; `sqliteVersion` names the engine that answered.
-    case notSQLCipher(sqliteVersion: String)
+    /// What went wrong.
+    public let kind: Kind
+    /// SQLite's primary result code (`SQLITE_NOTADB`…), or 0 when the error did not come from SQLite.
+    public let resultCode: Int32
+    /// SQLite's extended result code, or 0 when the error did not come from SQLite.
+    public let extendedResultCode: Int32
+    /// What happened, in SQLite's words or SQLCipherKit's.
+    public let message: String
+    /// The SQL that failed, when there was one.
+    public let sql: String?
+    /// The database file concerned, when known.
+    public let path: String?
 
-    /// The database file is damaged: SQLite or SQLCipher's page authentication (HMAC) rejected its content.
-    case corrupt(path: String, message: String)
+    /// Creates an error.
+    public init(kind: Kind, resultCode: Int32 = 0, extendedResultCode: Int32 = 0, message: String,
+                sql: String? = nil, path: String? = nil) {
+        self.kind = kind
+        self.resultCode = resultCode
+        self.extendedResultCode = extendedResultCode
+        self.message = message
+        self.sql = sql
+        self.path = path
+    }
 
-    /// The database file could not be opened at all (missing folder, permissions, a read-only open of a
-    /// missing file).
-    case cannotOpen(path: String, message: String)
+    /// Matches an error of this kind in a `catch` clause: `catch SQLCipherError.Kind.busy`.
+    public static func ~= (kind: Kind, error: SQLCipherError) -> Bool {
+        error.kind == kind
+    }
+}
 
-    /// The key material handed to ``Key`` is unusable; `reason` says why (never the key itself).
-    case invalidKey(reason: String)
-
-    /// The API was used in a way it does not allow, such as a statement run on a closed connection.
-    case misuse(message: String)
-
-    /// Any other SQLite error: `code` is the primary result code, `extendedCode` the extended one, `message`
-    /// SQLite's own text.
-    case sqlite(code: Int32, extendedCode: Int32, message: String)
+extension SQLCipherError.Kind {
+    /// Matches ``SQLCipherError`` values of this kind: `catch SQLCipherError.Kind.busy`.
+    public static func ~= (kind: Self, error: any Error) -> Bool {
+        (error as? SQLCipherError)?.kind == kind
+    }
 }
 
 extension SQLCipherError: CustomStringConvertible {
-    /// One sentence saying what went wrong and what to do.
+    /// What went wrong and what to do, then the details: `… (SQLite 26/26: file is not a database) in: SQL`.
     public var description: String {
-        switch self {
-        case .wrongKeyOrNotADatabase(let path):
-            return "The key does not open '\(path)', or it is not a database: "
-                + "check the key and its kind (passphrase or raw), the cipher settings, and the file. "
-                + "The file was not changed."
-        case .notSQLCipher(let sqliteVersion):
-            return "The SQLite engine in this process (SQLite \(sqliteVersion)) is not SQLCipher, "
-                + "so nothing would be encrypted: link SQLCipherKit's own engine ahead of any system SQLite."
-        case .corrupt(let path, let message):
-            return "'\(path)' is corrupt or has been tampered with (\(message)): restore it from a backup."
-        case .cannotOpen(let path, let message):
-            return "Cannot open '\(path)' (\(message)): check that the folder exists and is accessible, "
+        var text = advice
+        if resultCode != 0 {
+            text += " (SQLite \(resultCode)/\(extendedResultCode): \(message))"
+        } else if !message.isEmpty {
+            text += " (\(message))"
+        }
+        if let sql { text += " in: \(sql)" }
+        return text
+    }
+
+    /// One sentence per kind: what went wrong and what to do about it.
+    private var advice: String {
+        let file = path.map { "'\($0)'" } ?? "the database"
+        switch kind {
+        case .wrongKeyOrNotADatabase:
+            return "The key does not open \(file), or it is not a database: check the key and its kind "
+                + "(passphrase or raw), the cipher settings, and the file. The file was not changed."
+        case .notSQLCipher:
+            return "The SQLite engine in this process is not SQLCipher, so nothing would be encrypted: "
+                + "link SQLCipherKit's own engine ahead of any system SQLite."
+        case .corrupt:
+            return "\(file) is corrupt or has been tampered with: restore it from a backup."
+        case .busy:
+            return "\(file) is locked by another connection: retry, or set a busy timeout."
+        case .readOnly:
+            return "\(file) can only be read: open it read-write, or check the file's permissions."
+        case .constraint:
+            return "A constraint rejected the change: fix the data or the statement."
+        case .misuse:
+            return "SQLCipherKit was used in a way it does not allow: fix the calling code."
+        case .invalidKey:
+            return "The key is invalid: pass the key material in the documented form."
+        case .invalidArgument:
+            return "An argument is out of range: pass a value the documentation allows."
+        case .typeMismatch:
+            return "A stored value does not convert to the requested type: read it as an optional or another type."
+        case .cannotOpen:
+            return "Cannot open \(file): check that the folder exists and is accessible, "
                 + "and that the file exists when opening without create."
-        case .invalidKey(let reason):
-            return "The key is invalid: \(reason)."
-        case .misuse(let message):
-            return "SQLCipherKit was misused: \(message)."
-        case .sqlite(let code, let extendedCode, let message):
-            return "SQLite error \(code) (extended \(extendedCode)): \(message)."
+        case .full:
+            return "There is no space left for \(file): free disk space or raise the file-size limit."
+        case .interrupted:
+            return "The operation was interrupted; nothing of it was committed."
+        case .ioError:
+            return "The operating system failed to read or write \(file): check the disk and the file system."
+        case .sqlite:
+            return "SQLite reported an error."
         }
     }
 }
+
+#if canImport(Foundation)
+import Foundation
+
+extension SQLCipherError: LocalizedError {
+    /// The same text as ``description``: what went wrong and what to do.
+    public var errorDescription: String? { description }
+}
+#endif

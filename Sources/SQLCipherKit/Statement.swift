@@ -1,44 +1,222 @@
 import CSQLCipher
+import Foundation
 
-/// A prepared statement, finalized when released.
+/// A prepared SQL statement: bind, step, read columns, reset, and run again.
 ///
-/// Internal for now: the public statement API (binding, typed columns, rows) builds on this type.
-final class Statement {
-    private let database: Database
-    private let handle: OpaquePointer
+/// ```swift
+/// let insert = try db.prepare("INSERT INTO note(body) VALUES (?)")
+/// for body in bodies {
+///     try insert.execute([body])   // resets, binds and runs
+/// }
+/// let select = try db.prepare("SELECT id, body FROM note WHERE id > :id")
+/// try select.bind(["id": 10])
+/// while try select.step() {
+///     let id: Int64 = try select.column(0)
+///     let body: String? = try select.column("body")
+/// }
+/// ```
+///
+/// Parameter indexes start at 1 and column indexes at 0, as in SQLite's C API. A statement belongs to its
+/// ``Database``: use it on the same thread or task, and only while the connection is open. It is finalized when
+/// released.
+public final class Statement {
+    /// The SQL text the statement was prepared from.
+    public let sql: String
+    let database: Database
+    let handle: OpaquePointer
+
+    /// The names of the result columns, in order.
+    public let columnNames: [String]
 
     init(database: Database, sql: String) throws(SQLCipherError) {
         let db = try database.openHandle()
         var statement: OpaquePointer?
-        let code = sqlite3_prepare_v2(db, sql, -1, &statement, nil)
-        guard code == SQLITE_OK, let statement else {
-            throw SQLCipherError(code: code == SQLITE_OK ? SQLITE_MISUSE : code, connection: db,
-                                 path: database.path,
-                                 message: code == SQLITE_OK ? "the SQL holds no statement" : nil)
+        var tail: UnsafePointer<CChar>?
+        let code = sql.withCString { sqlite3_prepare_v2(db, $0, -1, &statement, &tail) }
+        guard code == SQLITE_OK else {
+            throw SQLCipherError(code: code, connection: db, path: database.path, sql: sql)
         }
+        guard let statement else {
+            throw .api(.misuse, "the SQL holds no statement")
+        }
+        self.sql = sql
         self.database = database
         self.handle = statement
+        columnNames = (0..<sqlite3_column_count(statement)).map { String(cString: sqlite3_column_name(statement, $0)) }
     }
 
     deinit {
         sqlite3_finalize(handle)
     }
 
+    /// The number of result columns (0 for statements that return no rows).
+    public var columnCount: Int { columnNames.count }
+
+    /// The number of parameters (the largest parameter index).
+    public var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }
+
+    /// The index of the result column named `name` (case-insensitive, as in SQL), or nil.
+    public func columnIndex(named name: String) -> Int? {
+        columnNames.firstIndex(of: name) ?? columnNames.firstIndex { $0.caseInsensitiveCompare(name) == .orderedSame }
+    }
+
+    // MARK: Binding
+
+    /// Binds `value` (nil for NULL) to parameter `index`, counted from 1.
+    public func bind(_ value: (any DatabaseValueConvertible)?, at index: Int) throws(SQLCipherError) {
+        try bind(value?.databaseValue ?? .null, at: Int32(index))
+    }
+
+    /// Binds `value` (nil for NULL) to the parameter named `name`: `:name`, `@name` or `$name`; a bare name
+    /// means `:name`.
+    public func bind(_ value: (any DatabaseValueConvertible)?, named name: String) throws(SQLCipherError) {
+        try bind(value?.databaseValue ?? .null, at: try parameterIndex(named: name))
+    }
+
+    /// Clears all bindings, then binds `arguments`. Every positional value needs a parameter, and every named
+    /// value a parameter of that name.
+    public func bind(_ arguments: StatementArguments) throws(SQLCipherError) {
+        clearBindings()
+        guard arguments.positional.count <= parameterCount else {
+            throw .api(.invalidArgument, "\(arguments.positional.count) arguments for \(parameterCount) parameters")
+        }
+        for (offset, value) in arguments.positional.enumerated() {
+            try bind(value, at: Int32(offset + 1))
+        }
+        for (name, value) in arguments.named {
+            try bind(value, at: try parameterIndex(named: name))
+        }
+    }
+
+    /// Sets every parameter back to NULL.
+    public func clearBindings() {
+        sqlite3_clear_bindings(handle)
+    }
+
+    private func parameterIndex(named name: String) throws(SQLCipherError) -> Int32 {
+        let candidates = name.first.map { ":@$".contains($0) } == true ? [name] : [":" + name, "@" + name, "$" + name]
+        for candidate in candidates {
+            let index = sqlite3_bind_parameter_index(handle, candidate)
+            if index > 0 { return index }
+        }
+        throw SQLCipherError(kind: .invalidArgument, message: "no parameter named \(name)", sql: sql)
+    }
+
+    private func bind(_ value: DatabaseValue, at index: Int32) throws(SQLCipherError) {
+        let code: Int32
+        switch value {
+        case .null:
+            code = sqlite3_bind_null(handle, index)
+        case .integer(let integer):
+            code = sqlite3_bind_int64(handle, index, integer)
+        case .real(let real):
+            code = sqlite3_bind_double(handle, index, real)
+        case .text(let text):
+            code = text.withCString { sqlite3_bind_text(handle, index, $0, -1, SQLITE_TRANSIENT) }
+        case .blob(let bytes):
+            code = bytes.withUnsafeBytes { buffer in
+                // A zero-length blob still needs a non-NULL pointer, or SQLite binds NULL.
+                sqlite3_bind_blob(handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
+                                  Int32(buffer.count), SQLITE_TRANSIENT)
+            }
+        }
+        guard code == SQLITE_OK else {
+            throw SQLCipherError(code: code, connection: sqlite3_db_handle(handle), path: database.path, sql: sql)
+        }
+    }
+
+    // MARK: Running
+
     /// Advances to the next row: true when a row is available, false when the statement is done.
-    func step() throws(SQLCipherError) -> Bool {
+    @discardableResult
+    public func step() throws(SQLCipherError) -> Bool {
+        _ = try database.openHandle()
         let code = sqlite3_step(handle)
         switch code {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
         default:
-            throw SQLCipherError(code: code, connection: sqlite3_db_handle(handle), path: database.path,
-                                 message: nil)
+            // Reset so the statement can run again, and report the step's error (reset returns it too).
+            sqlite3_reset(handle)
+            throw SQLCipherError(code: code, connection: sqlite3_db_handle(handle), path: database.path, sql: sql)
         }
     }
 
-    /// The value of column `index` of the current row as text; nil for NULL.
-    func text(at index: Int32) -> String? {
-        guard let text = sqlite3_column_text(handle, index) else { return nil }
+    /// Rewinds the statement so it can run again; bindings are kept.
+    public func reset() {
+        sqlite3_reset(handle)
+    }
+
+    /// Resets, binds `arguments` (when given), and steps until done, discarding any rows.
+    public func execute(_ arguments: StatementArguments? = nil) throws(SQLCipherError) {
+        reset()
+        if let arguments { try bind(arguments) }
+        while try step() {}
+        reset()
+    }
+
+    /// Resets, binds `arguments` (when given), and returns a cursor over the rows.
+    public func rows(_ arguments: StatementArguments? = nil) throws(SQLCipherError) -> RowCursor {
+        reset()
+        if let arguments { try bind(arguments) }
+        return RowCursor(statement: self)
+    }
+
+    // MARK: Columns of the current row
+
+    /// The value of column `index` (from 0) of the current row.
+    public func value(at index: Int) -> DatabaseValue {
+        let column = Int32(index)
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER:
+            return .integer(sqlite3_column_int64(handle, column))
+        case SQLITE_FLOAT:
+            return .real(sqlite3_column_double(handle, column))
+        case SQLITE_TEXT:
+            let count = Int(sqlite3_column_bytes(handle, column))
+            guard let text = sqlite3_column_text(handle, column) else { return .text("") }
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, column))
+            guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
+        default:
+            return .null
+        }
+    }
+
+    /// Column `index` of the current row converted to text by SQLite; nil for NULL.
+    func text(at index: Int) -> String? {
+        guard let text = sqlite3_column_text(handle, Int32(index)) else { return nil }
         return String(cString: text)
+    }
+
+    /// Whether column `index` of the current row is NULL.
+    public func isNull(at index: Int) -> Bool {
+        sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL
+    }
+
+    /// Column `index` of the current row as `T`.
+    ///
+    /// - Throws: ``SQLCipherError/Kind/typeMismatch`` when the value does not convert (read NULL as an
+    ///   optional); ``SQLCipherError/Kind/invalidArgument`` when there is no such column.
+    public func column<T: DatabaseValueConvertible>(_ index: Int, as type: T.Type = T.self) throws(SQLCipherError) -> T {
+        guard (0..<columnCount).contains(index) else {
+            throw SQLCipherError(kind: .invalidArgument, message: "no column \(index) (there are \(columnCount))", sql: sql)
+        }
+        return try Row.convert(value(at: index), to: T.self, column: columnNames[index], sql: sql)
+    }
+
+    /// Column `name` of the current row as `T`.
+    public func column<T: DatabaseValueConvertible>(_ name: String, as type: T.Type = T.self) throws(SQLCipherError) -> T {
+        guard let index = columnIndex(named: name) else {
+            throw SQLCipherError(kind: .invalidArgument, message: "no column named \(name)", sql: sql)
+        }
+        return try column(index, as: T.self)
+    }
+
+    /// The current row, copied out of the statement.
+    public var row: Row {
+        Row(columnNames: columnNames, values: (0..<columnCount).map { value(at: $0) })
     }
 }

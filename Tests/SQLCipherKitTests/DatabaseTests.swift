@@ -8,12 +8,9 @@ struct DatabaseTests {
     func readOnlyMissingFile() throws {
         let folder = try TemporaryDirectory()
         let path = folder.path("missing.db")
-        #expect {
-            try Database(path: path, key: .passphrase("k"), mode: .readOnly)
-        } throws: { error in
-            guard case .cannotOpen(let failedPath, _) = error as? SQLCipherError else { return false }
-            return failedPath == path
-        }
+        let error = thrownError { try Database(path: path, key: .passphrase("k"), mode: .readOnly) }
+        #expect(error?.kind == .cannotOpen)
+        #expect(error?.path == path)
         #expect(try folder.fileNames().isEmpty)
         #expect(throws: SQLCipherError.self) { try Database(path: path, key: .passphrase("k"), mode: .readWrite) }
         #expect(try folder.fileNames().isEmpty)
@@ -23,12 +20,7 @@ struct DatabaseTests {
     func missingFolder() throws {
         let folder = try TemporaryDirectory()
         let path = folder.path("no/such/folder/x.db")
-        #expect {
-            try Database(path: path, key: .passphrase("k"))
-        } throws: { error in
-            if case .cannotOpen = error as? SQLCipherError { return true }
-            return false
-        }
+        #expect(thrownError { try Database(path: path, key: .passphrase("k")) }?.kind == .cannotOpen)
     }
 
     @Test("execute runs a script; textValue reads the first column of the first row")
@@ -47,12 +39,11 @@ struct DatabaseTests {
     @Test("SQL errors are typed and carry SQLite's message")
     func sqlError() throws {
         let database = try Database(path: ":memory:", key: .passphrase("k"))
-        #expect {
-            try database.execute("SELECT * FROM nowhere")
-        } throws: { error in
-            guard case .sqlite(let code, _, let message) = error as? SQLCipherError else { return false }
-            return code == 1 && message.contains("no such table: nowhere")
-        }
+        let error = thrownError { try database.execute("SELECT * FROM nowhere") }
+        #expect(error?.kind == .sqlite)
+        #expect(error?.resultCode == 1)
+        #expect(error?.message.contains("no such table: nowhere") == true)
+        #expect(error?.sql == "SELECT * FROM nowhere")
         #expect(throws: SQLCipherError.self) { try database.textValue("   ") }
     }
 
@@ -61,9 +52,9 @@ struct DatabaseTests {
         let database = try Database(path: ":memory:", key: .passphrase("k"))
         database.close()
         database.close()
-        #expect(throws: SQLCipherError.misuse(message: "the connection to ':memory:' is closed")) {
-            try database.execute("SELECT 1")
-        }
+        let error = thrownError { try database.execute("SELECT 1") }
+        #expect(error?.kind == .misuse)
+        #expect(error?.message == "the connection to ':memory:' is closed")
     }
 
     @Test("FTS5 is compiled in")

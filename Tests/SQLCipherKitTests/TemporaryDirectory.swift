@@ -1,4 +1,5 @@
 import Foundation
+import SQLCipherKit
 
 /// A fresh folder under the system temporary directory, removed when released.
 final class TemporaryDirectory {
@@ -33,4 +34,14 @@ func contents(of path: String) throws -> Data {
 /// Whether `haystack` contains the UTF-8 bytes of `needle` anywhere.
 func data(_ haystack: Data, contains needle: String) -> Bool {
     haystack.range(of: Data(needle.utf8)) != nil
+}
+
+/// The ``SQLCipherError`` that `body` throws, or nil when it throws nothing (or another error).
+func thrownError<R>(_ body: () throws -> R) -> SQLCipherError? {
+    do {
+        _ = try body()
+        return nil
+    } catch {
+        return error as? SQLCipherError
+    }
 }

@@ -1,0 +1,118 @@
+import CSQLCipher
+
+extension Database {
+    /// Re-encrypts the database with `newKey`, of any kind (passphrase ↔ raw), through `sqlite3_rekey_v2`.
+    ///
+    /// Every page is rewritten in one transaction; on failure the database keeps its old key. Reopen with the
+    /// new key afterwards. To remove encryption, use ``export(to:key:cipher:)`` with no key or
+    /// ``Database/decrypt(path:key:cipher:)``.
+    public func rekey(to newKey: Key) throws(SQLCipherError) {
+        let db = try openHandle()
+        guard !isInTransaction else {
+            throw .api(.misuse, "rekey cannot run inside a transaction", path: path)
+        }
+        let code = newKey.material.withUnsafeBytes { bytes in
+            sqlite3_rekey_v2(db, "main", bytes.baseAddress, Int32(bytes.count))
+        }
+        guard code == SQLITE_OK else {
+            throw SQLCipherError(code: code, connection: db, path: path)
+        }
+    }
+
+    /// The cipher settings in effect for `schema` (salt and compatibility are not reported here: see
+    /// ``cipherSalt(schema:)``).
+    public func cipherSettings(schema: String = "main") throws(SQLCipherError) -> CipherSettings {
+        let prefix = "PRAGMA \(schema.quotedIdentifier)."
+        func value(_ pragma: String) throws(SQLCipherError) -> String? {
+            try textValue(prefix + pragma)
+        }
+        return CipherSettings(
+            pageSize: try value("cipher_page_size").flatMap { Int($0) },
+            kdfIterations: try value("kdf_iter").flatMap { Int($0) },
+            usesHMAC: try value("cipher_use_hmac").map { $0 == "1" },
+            hmacAlgorithm: try value("cipher_hmac_algorithm").flatMap(CipherSettings.HMACAlgorithm.init(rawValue:)),
+            kdfAlgorithm: try value("cipher_kdf_algorithm").flatMap(CipherSettings.KDFAlgorithm.init(rawValue:)),
+            plaintextHeaderSize: try value("cipher_plaintext_header_size").flatMap { Int($0) },
+            memorySecurity: try textValue("PRAGMA cipher_memory_security").map { $0 == "1" }
+        )
+    }
+
+    /// The database's 16-byte salt: the file's first 16 bytes, or the salt set in
+    /// ``CipherSettings/salt`` when the file has a plaintext header. Keep it when you migrate a database
+    /// to a plaintext header: it is needed to open it.
+    public func cipherSalt(schema: String = "main") throws(SQLCipherError) -> [UInt8] {
+        guard let hex = try textValue("PRAGMA \(schema.quotedIdentifier).cipher_salt"),
+              let salt = [UInt8](hexString: hex), salt.count == Key.saltLength else {
+            throw .api(.misuse, "no salt: '\(path)' is not an encrypted database", path: path)
+        }
+        return salt
+    }
+
+    /// A problem `PRAGMA cipher_integrity_check` found.
+    public struct CipherIntegrityProblem: Sendable, Equatable, CustomStringConvertible {
+        /// SQLCipher's message, e.g. `HMAC verification failed for page 3`.
+        public let message: String
+        /// The page the problem is on, when the message names one.
+        public let page: Int?
+
+        /// A problem with `message`, on `page`.
+        public init(message: String, page: Int?) {
+            self.message = message
+            self.page = page
+        }
+
+        /// The message.
+        public var description: String { message }
+    }
+
+    /// Checks every page's HMAC without decoding the database: the problems found, empty when every page is
+    /// authentic. Works only on files with HMAC (not SQLCipher 1); a file-less database reports that.
+    public func cipherIntegrityCheck() throws(SQLCipherError) -> [CipherIntegrityProblem] {
+        try fetchAll("PRAGMA cipher_integrity_check").map { row in
+            let message = (try? row.get(0, as: String.self)) ?? ""
+            let page = message.split(separator: " ").last.flatMap { Int($0) }
+            return CipherIntegrityProblem(message: message, page: message.contains("page") ? page : nil)
+        }
+    }
+
+    /// Runs SQLite's `PRAGMA integrity_check`: the problems found, empty when the database is sound.
+    public func integrityCheck() throws(SQLCipherError) -> [String] {
+        let messages = try fetchAll("PRAGMA integrity_check").compactMap { try? $0.get(0, as: String.self) }
+        return messages == ["ok"] ? [] : messages
+    }
+
+    // MARK: Attach
+
+    /// Attaches another database file as schema `name`, keyed with `key` (nil: a plaintext file), so queries
+    /// can join across both (`SELECT … FROM name.table`).
+    ///
+    /// The attached database uses SQLCipher 4 settings. The key is bound to the `ATTACH` statement as a
+    /// parameter, never written into its SQL text. A wrong key throws
+    /// ``SQLCipherError/Kind/wrongKeyOrNotADatabase`` and attaches nothing.
+    public func attach(_ path: String, as name: String, key: Key?) throws(SQLCipherError) {
+        let statement = try prepare("ATTACH DATABASE ?1 AS \(name.quotedIdentifier) KEY ?2")
+        try statement.bind(path, at: 1)
+        let material = key?.material ?? SecureBytes(count: 0) { _ in }
+        // SQLITE_STATIC: SQLite reads the key straight from its wiped storage and keeps no copy of it.
+        try material.withUnsafeBytes { (bytes) throws(SQLCipherError) in
+            defer { statement.clearBindings() }
+            let code = sqlite3_bind_blob(statement.handle, 2, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
+                                         Int32(bytes.count), SQLITE_STATIC)
+            guard code == SQLITE_OK else {
+                throw SQLCipherError(code: code, connection: handle, path: path, sql: statement.sql)
+            }
+            do throws(SQLCipherError) {
+                try statement.execute()
+            } catch {
+                throw SQLCipherError(kind: error.kind, resultCode: error.resultCode,
+                                     extendedResultCode: error.extendedResultCode, message: error.message,
+                                     sql: error.sql, path: path)
+            }
+        }
+    }
+
+    /// Detaches the database attached as `name`.
+    public func detach(_ name: String) throws(SQLCipherError) {
+        try execute("DETACH DATABASE \(name.quotedIdentifier)")
+    }
+}

@@ -1,0 +1,27 @@
+extension Database {
+    /// How ``Database`` opens a connection.
+    public struct Configuration: Sendable {
+        /// Read-only, read-write, or read-write creating the file. Default: ``OpenMode/readWriteCreate``.
+        public var mode: OpenMode
+        /// The cipher settings; all nil (SQLCipher 4 defaults) by default.
+        public var cipher: CipherSettings
+        /// How long a statement waits for another connection's lock before failing with
+        /// ``SQLCipherError/Kind/busy``. Default: 5 seconds.
+        public var busyTimeout: Duration
+        /// Whether opening checks `PRAGMA cipher_version` and throws ``SQLCipherError/Kind/notSQLCipher``
+        /// without it. Default: true.
+        ///
+        /// - Important: For tests only (for example, to exercise a stand-in engine). Turning it off in an app
+        ///   removes the guard against writing plaintext with a plain SQLite.
+        public var verifiesCipherEngine: Bool
+
+        /// A configuration; the defaults open read-write, creating the file, with SQLCipher 4 settings.
+        public init(mode: OpenMode = .readWriteCreate, cipher: CipherSettings = CipherSettings(),
+                    busyTimeout: Duration = .seconds(5), verifiesCipherEngine: Bool = true) {
+            self.mode = mode
+            self.cipher = cipher
+            self.busyTimeout = busyTimeout
+            self.verifiesCipherEngine = verifiesCipherEngine
+        }
+    }
+}

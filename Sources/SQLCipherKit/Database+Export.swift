@@ -1,0 +1,119 @@
+import CSQLCipher
+import Foundation
+#if DEBUG
+import Synchronization
+#endif
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension Database {
+    /// Copies the whole database into a new file at `targetPath`, encrypted with `key` and `cipher`, or
+    /// plaintext when `key` is nil, with `sqlcipher_export`.
+    ///
+    /// The target's key reaches SQLCipher through `sqlite3_key_v2` on the attached schema, never in SQL text.
+    /// The copy is written to a temporary file in the target's folder, synced, and renamed into place only when
+    /// complete: `targetPath` never holds half a database.
+    ///
+    /// - Throws: ``SQLCipherError/Kind/invalidArgument`` when `targetPath` exists; any error of the copy
+    ///   (nothing is left behind then).
+    public func export(to targetPath: String, key: Key?, cipher: CipherSettings = CipherSettings())
+        throws(SQLCipherError) {
+        guard access(targetPath, F_OK) != 0 else {
+            throw .api(.invalidArgument, "'\(targetPath)' already exists: export writes a new file", path: targetPath)
+        }
+        let temporary = try writeExport(near: targetPath, key: key, cipher: cipher)
+        try FileReplacement.move(temporary, to: targetPath)
+    }
+
+    /// Exports into a new temporary file beside `targetPath`, synced to disk; returns its path. On failure
+    /// nothing is left.
+    func writeExport(near targetPath: String, key: Key?, cipher: CipherSettings) throws(SQLCipherError) -> String {
+        try cipher.validate()
+        let temporary = FileReplacement.temporaryPath(near: targetPath)
+        let schema = "sqlcipherkit_export"
+        do throws(SQLCipherError) {
+            // KEY '' attaches the new, empty file without a codec; sqlite3_key_v2 then keys it (if encrypted).
+            try execute("ATTACH DATABASE ?1 AS \(schema.quotedIdentifier) KEY ''", [temporary])
+            do throws(SQLCipherError) {
+                if let key { try applyKey(key, schema: schema) }
+                for pragma in cipher.pragmas(schema: schema) where !pragma.contains("cipher_memory_security") {
+                    try execute(pragma)
+                }
+                try execute("SELECT sqlcipher_export(?1)", [schema])
+                try execute("DETACH DATABASE \(schema.quotedIdentifier)")
+            } catch {
+                try? execute("DETACH DATABASE \(schema.quotedIdentifier)")
+                throw error
+            }
+            try FileReplacement.sync(temporary)
+            return temporary
+        } catch {
+            FileReplacement.remove(temporary)
+            throw error
+        }
+    }
+}
+
+/// Writing a file beside another and renaming it into place, so a path never holds half a file.
+enum FileReplacement {
+    /// A fresh path in the folder of `path` (the same file system, so rename is atomic).
+    static func temporaryPath(near path: String) -> String {
+        path + ".sqlcipherkit-\(UUID().uuidString.prefix(8)).tmp"
+    }
+
+    #if DEBUG
+    /// Test hook (debug builds only): runs right before a finished temporary file is renamed into place; a
+    /// throw here stands for any failure at the last moment.
+    static let beforeRename = Mutex<(@Sendable (String) throws(SQLCipherError) -> Void)?>(nil)
+    #endif
+
+    /// Renames the finished `temporary` to `path` (replacing it), then syncs the folder so the rename is
+    /// durable. On failure `temporary` is removed and `path` is untouched.
+    static func move(_ temporary: String, to path: String) throws(SQLCipherError) {
+        do throws(SQLCipherError) {
+            #if DEBUG
+            if let hook = beforeRename.withLock({ $0 }) { try hook(temporary) }
+            #endif
+            guard rename(temporary, path) == 0 else {
+                throw SQLCipherError.api(.ioError, "cannot rename the new file into place: \(errnoText())", path: path)
+            }
+        } catch {
+            remove(temporary)
+            throw error
+        }
+        try syncFolder(of: path)
+    }
+
+    /// Flushes `path`'s data to the disk.
+    static func sync(_ path: String) throws(SQLCipherError) {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else {
+            throw .api(.ioError, "cannot open the new file to sync it: \(errnoText())", path: path)
+        }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else {
+            throw .api(.ioError, "cannot sync the new file: \(errnoText())", path: path)
+        }
+    }
+
+    /// Flushes the folder holding `path`, so a rename in it survives a crash.
+    static func syncFolder(of path: String) throws(SQLCipherError) {
+        let folder = (path as NSString).deletingLastPathComponent
+        try sync(folder.isEmpty ? "." : folder)
+    }
+
+    /// Removes `path` and any journal SQLite may have left beside it.
+    static func remove(_ path: String) {
+        for suffix in ["", "-journal", "-wal", "-shm"] {
+            unlink(path + suffix)
+        }
+    }
+
+    static func errnoText() -> String {
+        String(cString: strerror(errno))
+    }
+}

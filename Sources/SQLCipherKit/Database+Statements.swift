@@ -1,0 +1,147 @@
+import CSQLCipher
+
+extension Database {
+    /// Prepares one SQL statement to run, possibly many times.
+    public func prepare(_ sql: String) throws(SQLCipherError) -> Statement {
+        try Statement(database: self, sql: sql)
+    }
+
+    /// Runs one SQL statement with `arguments` bound to its parameters.
+    ///
+    /// ```swift
+    /// try db.execute("INSERT INTO note(body, created) VALUES (?, ?)", ["hello", Date()])
+    /// ```
+    public func execute(_ sql: String, _ arguments: StatementArguments) throws(SQLCipherError) {
+        try prepare(sql).execute(arguments)
+    }
+
+    /// A cursor over the rows of `sql`: rows are read one at a time as you ask for them.
+    public func fetchCursor(_ sql: String, _ arguments: StatementArguments = .none) throws(SQLCipherError)
+        -> RowCursor {
+        try prepare(sql).rows(arguments)
+    }
+
+    /// All rows of `sql`.
+    public func fetchAll(_ sql: String, _ arguments: StatementArguments = .none) throws(SQLCipherError) -> [Row] {
+        try fetchCursor(sql, arguments).all()
+    }
+
+    /// The first row of `sql`, or nil when there is none.
+    public func fetchOne(_ sql: String, _ arguments: StatementArguments = .none) throws(SQLCipherError) -> Row? {
+        try fetchCursor(sql, arguments).next()
+    }
+
+    /// All rows of `sql`, decoded as `T` (coding keys match column names).
+    public func fetchAll<T: Decodable>(_ type: T.Type, _ sql: String, _ arguments: StatementArguments = .none)
+        throws -> [T] {
+        let cursor = try fetchCursor(sql, arguments)
+        var values: [T] = []
+        while let value = try cursor.next(as: T.self) {
+            values.append(value)
+        }
+        return values
+    }
+
+    /// The first row of `sql` decoded as `T`, or nil when there is no row.
+    public func fetchOne<T: Decodable>(_ type: T.Type, _ sql: String, _ arguments: StatementArguments = .none)
+        throws -> T? {
+        try fetchOne(sql, arguments)?.decode(T.self)
+    }
+
+    /// The first column of the first row of `sql` as `T`; nil when there is no row or the value is NULL.
+    public func scalar<T: DatabaseValueConvertible>(_ type: T.Type, _ sql: String,
+                                                    _ arguments: StatementArguments = .none) throws(SQLCipherError) -> T? {
+        guard let row = try fetchOne(sql, arguments), row.count > 0, !row[0].isNull else { return nil }
+        return try row.get(0, as: T.self)
+    }
+
+    /// The first column of the first row of `sql` as text, converted as SQLite converts values to text
+    /// (`42`, `1.5`); nil when there is no row or the value is NULL.
+    public func textValue(_ sql: String, _ arguments: StatementArguments = .none) throws(SQLCipherError) -> String? {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        guard try statement.step(), statement.columnCount > 0 else { return nil }
+        return statement.text(at: 0)
+    }
+
+    // MARK: Connection facts
+
+    /// The rowid of the most recent successful INSERT on this connection (0 when none).
+    public var lastInsertRowID: Int64 {
+        handle.map { sqlite3_last_insert_rowid($0) } ?? 0
+    }
+
+    /// The number of rows the most recent INSERT, UPDATE or DELETE changed.
+    public var changes: Int {
+        handle.map { Int(sqlite3_changes64($0)) } ?? 0
+    }
+
+    /// The number of rows changed since the connection opened.
+    public var totalChanges: Int {
+        handle.map { Int(sqlite3_total_changes64($0)) } ?? 0
+    }
+
+    /// Whether a transaction is open (the connection is not in autocommit mode).
+    public var isInTransaction: Bool {
+        handle.map { sqlite3_get_autocommit($0) == 0 } ?? false
+    }
+
+    /// The schema's `user_version`, the integer apps use to track their own schema migrations.
+    public func userVersion() throws(SQLCipherError) -> Int {
+        try scalar(Int.self, "PRAGMA user_version") ?? 0
+    }
+
+    /// Sets the schema's `user_version`.
+    public func setUserVersion(_ version: Int32) throws(SQLCipherError) {
+        try execute("PRAGMA user_version = \(version)")
+    }
+
+    /// Sets how long a statement waits for another connection's lock before failing with
+    /// ``SQLCipherError/Kind/busy``; zero fails at once.
+    public func setBusyTimeout(_ timeout: Duration) throws(SQLCipherError) {
+        sqlite3_busy_timeout(try openHandle(), Int32(clamping: timeout.milliseconds))
+    }
+
+    /// Interrupts the statement running on this connection (see ``InterruptHandle``).
+    public func interrupt() {
+        interruptHandle.interrupt()
+    }
+
+    // MARK: Journal mode
+
+    /// SQLite's journal modes.
+    public enum JournalMode: String, Sendable, CaseIterable {
+        /// Rollback journal, deleted at commit (the default).
+        case delete
+        /// Rollback journal, truncated at commit.
+        case truncate
+        /// Rollback journal, header zeroed at commit.
+        case persist
+        /// Rollback journal in memory (a crash can corrupt the database).
+        case memory
+        /// Write-ahead log: readers do not block the writer.
+        case wal
+        /// No journal (a crash can corrupt the database).
+        case off
+    }
+
+    /// The current journal mode.
+    public func journalMode() throws(SQLCipherError) -> JournalMode {
+        let text = try textValue("PRAGMA journal_mode") ?? "delete"
+        guard let mode = JournalMode(rawValue: text.lowercased()) else {
+            throw .api(.sqlite, "unknown journal mode \(text)", path: path)
+        }
+        return mode
+    }
+
+    /// Switches the journal mode (``JournalMode/wal`` for write-ahead logging) and returns the mode now in
+    /// effect; throws when SQLite did not switch (an in-memory database only knows `memory` and `off`).
+    @discardableResult
+    public func setJournalMode(_ mode: JournalMode) throws(SQLCipherError) -> JournalMode {
+        let result = try textValue("PRAGMA journal_mode = \(mode.rawValue)") ?? ""
+        guard result.lowercased() == mode.rawValue else {
+            throw .api(.sqlite, "the journal mode stayed \(result) instead of \(mode.rawValue)", path: path)
+        }
+        return mode
+    }
+}
