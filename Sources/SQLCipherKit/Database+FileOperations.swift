@@ -62,8 +62,8 @@ extension Database {
     ///
     /// - Throws: ``SQLCipherError/Kind/wrongKeyOrNotADatabase`` when no SQLCipher version opens it with `key`.
     public static func migrate(path: String, key: Key) throws(SQLCipherError) {
-        let database = try Database(path: path, optionalKey: key,
-                                    configuration: .init(mode: .readWrite), preflight: false)
+        let database = try Database(path: path, optionalKey: key, configuration: .init(mode: .readWrite),
+                                    preflight: false)
         let result = try database.textValue("PRAGMA cipher_migrate")
         database.close()
         guard result == "0" else {

@@ -76,8 +76,11 @@ public final class Database {
         self.path = path
         self.configuration = configuration
         try configuration.cipher.validate()
-        let isFile = path != ":memory:" && !path.isEmpty && !path.hasPrefix("file:")
+        let isFile = path != ":memory:" && !path.isEmpty
         let existedBefore = isFile && access(path, F_OK) == 0
+        if isFile && !existedBefore && configuration.mode != .readWriteCreate {
+            throw .api(.cannotOpen, "no such file (open with .readWriteCreate to create it)", path: path)
+        }
         let handle = try Database.openHandle(path: path, mode: configuration.mode)
         self.handle = handle
         interruptHandle = InterruptHandle(handle)
@@ -145,7 +148,7 @@ public final class Database {
 
     private static func openHandle(path: String, mode: OpenMode) throws(SQLCipherError) -> OpaquePointer {
         var db: OpaquePointer?
-        let flags = mode.flags | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_URI
+        let flags = mode.flags | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_FULLMUTEX
         let code = sqlite3_open_v2(path, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"

@@ -4,7 +4,7 @@ import CSQLCipher
 public enum OpenMode: Sendable, Equatable {
     /// Read only: nothing is written, and a missing file is an error (none is created).
     case readOnly
-    /// Read and write an existing file; a missing file is an error.
+    /// Read and write an existing file; a missing file is an error (none is created).
     case readWrite
     /// Read and write, creating the file when it does not exist.
     case readWriteCreate
@@ -12,7 +12,9 @@ public enum OpenMode: Sendable, Equatable {
     var flags: Int32 {
         switch self {
         case .readOnly: SQLITE_OPEN_READONLY
-        case .readWrite: SQLITE_OPEN_READWRITE
+        // CREATE as well, because attached databases inherit the connection's flags and export, encrypt and
+        // decrypt attach a new file; Database checks beforehand that the main file exists.
+        case .readWrite: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         case .readWriteCreate: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         }
     }

@@ -31,13 +31,26 @@ public final class Statement {
     init(database: Database, sql: String) throws(SQLCipherError) {
         let db = try database.openHandle()
         var statement: OpaquePointer?
-        var tail: UnsafePointer<CChar>?
-        let code = sql.withCString { sqlite3_prepare_v2(db, $0, -1, &statement, &tail) }
+        var hasMoreSQL = false
+        let code = sql.withCString { text in
+            var tail: UnsafePointer<CChar>?
+            let code = sqlite3_prepare_v2(db, text, -1, &statement, &tail)
+            // The tail points into `text`: look at it while it is alive.
+            if code == SQLITE_OK, statement != nil, let tail { hasMoreSQL = Statement.holdsStatement(tail, db: db) }
+            return code
+        }
         guard code == SQLITE_OK else {
             throw SQLCipherError(code: code, connection: db, path: database.path, sql: sql)
         }
         guard let statement else {
-            throw .api(.misuse, "the SQL holds no statement")
+            throw SQLCipherError(kind: .invalidArgument, message: "the SQL holds no statement", sql: sql)
+        }
+        if hasMoreSQL {
+            sqlite3_finalize(statement)
+            // Silently ignoring the rest would drop work; scripts go through Database.execute(_:).
+            throw SQLCipherError(kind: .invalidArgument,
+                                 message: "a prepared statement takes one SQL statement; run scripts with execute(_:)",
+                                 sql: sql)
         }
         self.sql = sql
         self.database = database
@@ -47,6 +60,24 @@ public final class Statement {
 
     deinit {
         sqlite3_finalize(handle)
+    }
+
+    /// Whether `tail` (what follows the first statement) holds another statement, not just blanks,
+    /// semicolons or comments.
+    private static func holdsStatement(_ tail: UnsafePointer<CChar>, db: OpaquePointer) -> Bool {
+        var rest: UnsafePointer<CChar>? = tail
+        while let current = rest, current.pointee != 0 {
+            var next: OpaquePointer?
+            var after: UnsafePointer<CChar>?
+            guard sqlite3_prepare_v2(db, current, -1, &next, &after) == SQLITE_OK else { return true }
+            if next != nil {
+                sqlite3_finalize(next)
+                return true
+            }
+            guard let after, after != current else { return false }
+            rest = after
+        }
+        return false
     }
 
     /// The number of result columns (0 for statements that return no rows).
@@ -62,20 +93,24 @@ public final class Statement {
 
     // MARK: Binding
 
-    /// Binds `value` (nil for NULL) to parameter `index`, counted from 1.
+    /// Binds `value` (nil for NULL) to parameter `index`, counted from 1. Binding rewinds the statement
+    /// (``reset()``) if it was stepped.
     public func bind(_ value: (any DatabaseValueConvertible)?, at index: Int) throws(SQLCipherError) {
+        reset()
         try bind(value?.databaseValue ?? .null, at: Int32(index))
     }
 
     /// Binds `value` (nil for NULL) to the parameter named `name`: `:name`, `@name` or `$name`; a bare name
     /// means `:name`.
     public func bind(_ value: (any DatabaseValueConvertible)?, named name: String) throws(SQLCipherError) {
+        reset()
         try bind(value?.databaseValue ?? .null, at: try parameterIndex(named: name))
     }
 
     /// Clears all bindings, then binds `arguments`. Every positional value needs a parameter, and every named
     /// value a parameter of that name.
     public func bind(_ arguments: StatementArguments) throws(SQLCipherError) {
+        reset()
         clearBindings()
         guard arguments.positional.count <= parameterCount else {
             throw .api(.invalidArgument, "\(arguments.positional.count) arguments for \(parameterCount) parameters")
