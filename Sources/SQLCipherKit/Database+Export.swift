@@ -44,6 +44,11 @@ extension Database {
                     try execute(pragma)
                 }
                 try execute("SELECT sqlcipher_export(?1)", [schema])
+                // sqlcipher_export copies schema and rows, not these header fields: apps rely on them.
+                for field in ["user_version", "application_id"] {
+                    let value = try scalar(Int32.self, "PRAGMA main.\(field)") ?? 0
+                    try execute("PRAGMA \(schema.quotedIdentifier).\(field) = \(value)")
+                }
                 try execute("DETACH DATABASE \(schema.quotedIdentifier)")
             } catch {
                 try? execute("DETACH DATABASE \(schema.quotedIdentifier)")

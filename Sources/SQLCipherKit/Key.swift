@@ -13,6 +13,10 @@
 /// last copy of the key is released. It reaches SQLCipher only through `sqlite3_key_v2` (never inside SQL
 /// text), and ``description``, ``debugDescription`` and `dump` show only the kind of key, never its bytes.
 /// The `String` or array you pass in is yours: SQLCipherKit cannot wipe it.
+///
+/// A passphrase is used byte for byte (quotes, Unicode, NUL bytes included), with one exception that comes
+/// from HMAC inside PBKDF2: trailing zero bytes do not change the derived key (`"a\0"` opens what `"a"`
+/// opened).
 public struct Key: Sendable {
     /// What a key is made of.
     public enum Kind: String, Sendable, Equatable {

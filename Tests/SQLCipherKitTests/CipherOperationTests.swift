@@ -1,0 +1,232 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import SQLCipherKit
+
+/// Rekey, export, encrypt and decrypt in place, attach: every path that moves data between keys.
+@Suite("Cipher operations")
+struct CipherOperationTests {
+    private static var rawKey: Key {
+        get throws { try Key.rawKey((0..<32).map { UInt8($0) }) }
+    }
+
+    /// Creates a database at `path` with a table holding `marker` (and some bulk), closed.
+    private func create(_ path: String, key: Key?, marker: String) throws {
+        let database = if let key { try Database(path: path, key: key) } else { try Database(unencryptedPath: path) }
+        try database.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)")
+        try database.transaction {
+            try database.execute("INSERT INTO t(v) VALUES (?)", [marker])
+            let insert = try database.prepare("INSERT INTO t(v) VALUES (?)")
+            for index in 0..<500 { try insert.execute(["filler \(index) " + String(repeating: "x", count: 50)]) }
+        }
+        database.close()
+    }
+
+    /// The marker read back through `database`.
+    private func readMarker(in database: Database) throws -> String? {
+        try database.scalar(String.self, "SELECT v FROM t WHERE id = 1")
+    }
+
+    private func isPlaintext(_ path: String) throws -> Bool {
+        try contents(of: path).prefix(16) == Data("SQLite format 3\0".utf8)
+    }
+
+    @Test("rekey passphrase → raw → raw with salt → passphrase, reopening each time")
+    func rekeyChain() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("rekey.db")
+        let marker = "rekey-marker-\(UUID().uuidString)"
+        let first = try Key.passphrase("first passphrase")
+        try create(path, key: first, marker: marker)
+
+        let salt = Array(try contents(of: path).prefix(16))
+        let withSalt = try Key.rawKey((0..<32).map { UInt8(255 - $0) }, salt: salt)
+        let last = try Key.passphrase("läst pässphrase")
+        var current = first
+        for next in [try Self.rawKey, withSalt, last] {
+            let database = try Database(path: path, key: current)
+            try database.rekey(to: next)
+            database.close()
+            #expect(thrownError { try Database(path: path, key: current) }?.kind == .wrongKeyOrNotADatabase,
+                    "the old key still opens the file")
+            let reopened = try Database(path: path, key: next)
+            #expect(try readMarker(in: reopened) == marker)
+            #expect(try reopened.integrityCheck().isEmpty)
+            current = next
+        }
+        #expect(try !data(contents(of: path), contains: marker))
+    }
+
+    @Test("rekey inside a transaction is refused")
+    func rekeyInTransaction() throws {
+        let database = try Database(path: ":memory:", key: .passphrase("k"))
+        try database.execute("BEGIN")
+        #expect(thrownError { try database.rekey(to: .passphrase("other")) }?.kind == .misuse)
+    }
+
+    @Test("export to plaintext, then the copy opens without a key")
+    func exportToPlaintext() throws {
+        let folder = try TemporaryDirectory()
+        let source = folder.path("secret.db")
+        let marker = "export-marker-\(UUID().uuidString)"
+        try create(source, key: try Self.rawKey, marker: marker)
+        let database = try Database(path: source, key: try Self.rawKey)
+        try database.setUserVersion(42)
+        try database.export(to: folder.path("plain.db"), key: nil)
+
+        #expect(try isPlaintext(folder.path("plain.db")))
+        let plain = try Database(unencryptedPath: folder.path("plain.db"), configuration: .init(mode: .readOnly))
+        #expect(try readMarker(in: plain) == marker)
+        #expect(try plain.userVersion() == 42, "export copies user_version")
+        #expect(try plain.scalar(Int.self, "SELECT count(*) FROM t") == 501)
+        #expect(try !data(contents(of: source), contains: marker))
+        #expect(try folder.fileNames() == ["plain.db", "secret.db"], "no temporary file left")
+    }
+
+    @Test("export to another key and cipher settings; the target must not exist")
+    func exportToAnotherKey() throws {
+        let folder = try TemporaryDirectory()
+        let source = folder.path("a.db")
+        let marker = "export2-marker-\(UUID().uuidString)"
+        try create(source, key: .passphrase("a"), marker: marker)
+        let database = try Database(path: source, key: .passphrase("a"))
+        let target = folder.path("b.db")
+        try database.export(to: target, key: .passphrase("b"), cipher: CipherSettings(pageSize: 8192))
+        #expect(try !data(contents(of: target), contains: marker))
+        #expect(thrownError { try Database(path: target, key: .passphrase("b")) }?.kind == .wrongKeyOrNotADatabase,
+                "the page size was not applied")
+        let copy = try Database(path: target, key: .passphrase("b"),
+                                configuration: .init(cipher: CipherSettings(pageSize: 8192)))
+        #expect(try readMarker(in: copy) == marker)
+
+        let before = try contents(of: target)
+        #expect(thrownError { try database.export(to: target, key: nil) }?.kind == .invalidArgument)
+        #expect(try contents(of: target) == before, "an existing file was overwritten")
+    }
+
+    @Test("encrypt in place, then decrypt in place")
+    func encryptDecryptInPlace() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("app.db")
+        let marker = "in-place-marker-\(UUID().uuidString)"
+        try create(path, key: nil, marker: marker)
+        #expect(try data(contents(of: path), contains: marker), "the test needs a plaintext start")
+
+        try Database.encrypt(path: path, key: .passphrase("now secret"))
+        #expect(try !isPlaintext(path))
+        #expect(try !data(contents(of: path), contains: marker))
+        #expect(try readMarker(in: Database(path: path, key: .passphrase("now secret"))) == marker)
+        #expect(thrownError { try Database.encrypt(path: path, key: .passphrase("again")) }?.kind
+            == .wrongKeyOrNotADatabase, "encrypting an encrypted file must fail")
+
+        try Database.decrypt(path: path, key: .passphrase("now secret"))
+        #expect(try isPlaintext(path))
+        #expect(try readMarker(in: Database(unencryptedPath: path)) == marker)
+        #expect(try folder.fileNames() == ["app.db"], "no temporary or journal file left")
+    }
+
+    @Test("encrypt in place of a WAL database folds the log in first")
+    func encryptWALDatabase() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("wal.db")
+        let plain = try Database(unencryptedPath: path)
+        try plain.setJournalMode(.wal)
+        try plain.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)")
+        try plain.execute("INSERT INTO t(v) VALUES ('in the log')")
+        plain.close()
+        try Database.encrypt(path: path, key: .passphrase("k"))
+        #expect(try Database(path: path, key: .passphrase("k")).scalar(String.self, "SELECT v FROM t") == "in the log")
+    }
+
+    @Test("a failure injected just before the rename leaves the original intact and no temporary file")
+    func failureMidway() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("fragile.db")
+        let marker = "fragile-marker-\(UUID().uuidString)"
+        try create(path, key: nil, marker: marker)
+        let original = try contents(of: path)
+        let calls = Mutex(0)
+        let armed = Mutex(true)
+        FileReplacement.beforeRename.withLock { hook in
+            hook = { @Sendable temporary throws(SQLCipherError) in
+                // Only this test's file: other tests may be replacing files at the same time.
+                guard temporary.hasPrefix(path), armed.withLock({ $0 }) else { return }
+                calls.withLock { $0 += 1 }
+                throw SQLCipherError(kind: .ioError, message: "injected failure")
+            }
+        }
+        defer { FileReplacement.beforeRename.withLock { $0 = nil } }
+
+        let error = thrownError { try Database.encrypt(path: path, key: .passphrase("k")) }
+        #expect(error?.message == "injected failure")
+        #expect(calls.withLock { $0 } == 1, "the temporary file was complete when the failure hit")
+        #expect(try contents(of: path) == original)
+        #expect(try folder.fileNames() == ["fragile.db"])
+        #expect(try readMarker(in: Database(unencryptedPath: path)) == marker)
+
+        armed.withLock { $0 = false }
+        try Database.encrypt(path: path, key: .passphrase("k"))
+        armed.withLock { $0 = true }
+        let decryptError = thrownError { try Database.decrypt(path: path, key: .passphrase("k")) }
+        #expect(decryptError?.message == "injected failure")
+        #expect(try !isPlaintext(path), "a failed decrypt left a plaintext file")
+        #expect(try folder.fileNames() == ["fragile.db"])
+    }
+
+    @Test("attach a database with another key and query across both")
+    func attachWithAnotherKey() throws {
+        let folder = try TemporaryDirectory()
+        try create(folder.path("main.db"), key: .passphrase("main key"), marker: "main")
+        try create(folder.path("other.db"), key: try Self.rawKey, marker: "other")
+        let database = try Database(path: folder.path("main.db"), key: .passphrase("main key"))
+
+        #expect(thrownError { try database.attach(folder.path("other.db"), as: "other", key: .passphrase("main key")) }?
+            .kind == .wrongKeyOrNotADatabase)
+        try database.attach(folder.path("other.db"), as: "other", key: try Self.rawKey)
+        let joined = try database.fetchAll("SELECT m.v, o.v FROM main.t m JOIN other.t o USING (id) WHERE id = 1")
+        #expect(joined.map(\.values) == [[.text("main"), .text("other")]])
+        try database.execute("INSERT INTO other.t(v) SELECT v FROM main.t WHERE id = 1")
+        try database.detach("other")
+        #expect(thrownError { try database.execute("SELECT * FROM other.t") } != nil)
+
+        let other = try Database(path: folder.path("other.db"), key: try Self.rawKey)
+        #expect(try other.scalar(Int.self, "SELECT count(*) FROM t WHERE v = 'main'") == 1)
+    }
+
+    @Test("attach a plaintext database with no key")
+    func attachPlaintext() throws {
+        let folder = try TemporaryDirectory()
+        try create(folder.path("plain.db"), key: nil, marker: "plain")
+        let database = try Database(path: ":memory:", key: .passphrase("k"))
+        try database.attach(folder.path("plain.db"), as: "p", key: nil)
+        #expect(try database.scalar(String.self, "SELECT v FROM p.t WHERE id = 1") == "plain")
+    }
+
+    @Test("keys with quotes, unicode and NUL bytes work, byte for byte")
+    func unusualKeys() throws {
+        let folder = try TemporaryDirectory()
+        let keys: [[UInt8]] = [
+            Array("it's a \"quoted\" key; DROP TABLE t; --".utf8),
+            Array("ключ 🔑 鍵".utf8),
+            [0x61, 0x00, 0x62],  // a NUL b
+        ]
+        for (index, bytes) in keys.enumerated() {
+            let path = folder.path("k\(index).db")
+            let marker = "key-marker-\(index)-\(UUID().uuidString)"
+            try create(path, key: .passphrase(bytes: bytes), marker: marker)
+            #expect(try readMarker(in: Database(path: path, key: .passphrase(bytes: bytes))) == marker)
+            #expect(try !data(contents(of: path), contains: marker))
+            // Every byte counts: the key cut at its first NUL, or with its last byte changed, is another key.
+            // (Trailing NUL bytes are the one exception: HMAC pads keys with zeros, so PBKDF2 cannot see them.)
+            let changed = Array(bytes.dropLast()) + [bytes.last! &+ 1]
+            for variant in [Array(bytes.prefix { $0 != 0 }), changed] where variant != bytes && !variant.isEmpty {
+                #expect(thrownError { try Database(path: path, key: .passphrase(bytes: variant)) }?.kind
+                    == .wrongKeyOrNotADatabase)
+            }
+        }
+        // The same quoted key given as a String.
+        let path = folder.path("k0.db")
+        #expect(try Database(path: path, key: .passphrase("it's a \"quoted\" key; DROP TABLE t; --"))
+            .scalar(Int.self, "SELECT count(*) FROM t") == 501)
+    }
+}
