@@ -118,9 +118,9 @@ if grep -q '^\$s12SQLCipherKit' "$work/defined"; then
         fail "the archive holds Swift code but no swift toolchain is on PATH to check it"
     else
         grep '^\$s12SQLCipherKit' "$work/defined" | swift demangle --simplified >"$work/swift-api" 2>/dev/null || true
-        for api in 'static Engine.selfCheck()' 'Database.init(path:key:mode:)' 'Database.execute(_:)' \
-            'Database.textValue(_:)' 'static Key.passphrase(_:)' 'static Key.rawKey(_:)' \
-            'static Key.rawKey(_:salt:)'; do
+        for api in 'static Engine.selfCheck()' 'Database.__allocating_init(path:key:configuration:)' \
+            'Database.execute(_:)' 'Database.execute(_:_:)' 'Database.prepare(_:)' 'Database.rekey(to:)' \
+            'static Key.passphrase(_:)' 'static Key.rawKey(_:)' 'static Key.rawKey(_:salt:)'; do
             grep -qF "$api" "$work/swift-api" || fail "Swift API symbol missing: SQLCipherKit.$api"
         done
     fi
@@ -178,7 +178,7 @@ do {
     do {
         _ = try Database(path: path, key: .passphrase("a wrong passphrase"), mode: .readOnly)
         check(false, "a wrong key is refused")
-    } catch SQLCipherError.Kind.wrongKeyOrNotADatabase {
+    } catch SQLCipherError.wrongKeyOrNotADatabase {
         check(true, "a wrong key is refused")
     }
     let reader = try Database(path: path, key: key, mode: .readOnly)

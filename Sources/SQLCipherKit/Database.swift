@@ -95,8 +95,7 @@ public final class Database {
                 try Engine.requireSQLCipher(self)
             }
             if preflight {
-                // Reading the schema decrypts page 1: this is where a wrong key shows, before any write.
-                try execute("SELECT count(*) FROM sqlite_schema")
+                try readSchemaOnce()
             }
             sqlite3_busy_timeout(handle, Int32(clamping: configuration.busyTimeout.milliseconds))
         } catch {
@@ -111,6 +110,20 @@ public final class Database {
 
     deinit {
         close()
+    }
+
+    /// Reads the schema, which decrypts page 1: this is where a wrong key shows, before any write.
+    private func readSchemaOnce() throws(SQLCipherError) {
+        do {
+            try execute("SELECT count(*) FROM sqlite_schema")
+        } catch where error.kind == .sqlite {
+            // This SQL cannot fail by itself: a generic error here is the codec failing to set up with this key
+            // and these settings (for example, a plaintext header without its salt).
+            throw SQLCipherError(kind: .wrongKeyOrNotADatabase, resultCode: error.resultCode,
+                                 extendedResultCode: error.extendedResultCode,
+                                 message: "SQLCipher could not read the first page with this key and these settings "
+                                    + "(\(error.message))", path: path)
+        }
     }
 
     /// Closes the connection. Calling it again does nothing; any later use throws

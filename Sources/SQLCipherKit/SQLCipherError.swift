@@ -6,8 +6,10 @@
 /// ```swift
 /// do {
 ///     let db = try Database(path: path, key: key)
-/// } catch SQLCipherError.Kind.wrongKeyOrNotADatabase {
+/// } catch SQLCipherError.wrongKeyOrNotADatabase {
 ///     // ask for the passphrase again
+/// } catch let error as SQLCipherError where error.kind == .busy {
+///     // retry later
 /// }
 /// ```
 ///
@@ -76,18 +78,53 @@ public struct SQLCipherError: Error, Sendable, Equatable {
         self.sql = sql
         self.path = path
     }
-
-    /// Matches an error of this kind in a `catch` clause: `catch SQLCipherError.Kind.busy`.
-    public static func ~= (kind: Kind, error: SQLCipherError) -> Bool {
-        error.kind == kind
-    }
 }
 
 extension SQLCipherError.Kind {
-    /// Matches ``SQLCipherError`` values of this kind: `catch SQLCipherError.Kind.busy`.
+    /// Matches errors of this kind: `catch SQLCipherError.busy`.
+    public static func ~= (kind: Self, error: SQLCipherError) -> Bool {
+        error.kind == kind
+    }
+
+    /// Matches ``SQLCipherError`` values of this kind among any errors: `catch SQLCipherError.busy`.
     public static func ~= (kind: Self, error: any Error) -> Bool {
         (error as? SQLCipherError)?.kind == kind
     }
+}
+
+// Enum cases cannot serve as `catch` patterns for another type, so each kind also has a constant here:
+// `catch SQLCipherError.busy` is an expression pattern, matched by `Kind ~= SQLCipherError`.
+extension SQLCipherError {
+    /// Matches errors of kind ``Kind/wrongKeyOrNotADatabase`` in a `catch` clause: `catch SQLCipherError.wrongKeyOrNotADatabase`.
+    public static let wrongKeyOrNotADatabase = Kind.wrongKeyOrNotADatabase
+    /// Matches errors of kind ``Kind/notSQLCipher`` in a `catch` clause: `catch SQLCipherError.notSQLCipher`.
+    public static let notSQLCipher = Kind.notSQLCipher
+    /// Matches errors of kind ``Kind/corrupt`` in a `catch` clause: `catch SQLCipherError.corrupt`.
+    public static let corrupt = Kind.corrupt
+    /// Matches errors of kind ``Kind/busy`` in a `catch` clause: `catch SQLCipherError.busy`.
+    public static let busy = Kind.busy
+    /// Matches errors of kind ``Kind/readOnly`` in a `catch` clause: `catch SQLCipherError.readOnly`.
+    public static let readOnly = Kind.readOnly
+    /// Matches errors of kind ``Kind/constraint`` in a `catch` clause: `catch SQLCipherError.constraint`.
+    public static let constraint = Kind.constraint
+    /// Matches errors of kind ``Kind/misuse`` in a `catch` clause: `catch SQLCipherError.misuse`.
+    public static let misuse = Kind.misuse
+    /// Matches errors of kind ``Kind/invalidKey`` in a `catch` clause: `catch SQLCipherError.invalidKey`.
+    public static let invalidKey = Kind.invalidKey
+    /// Matches errors of kind ``Kind/invalidArgument`` in a `catch` clause: `catch SQLCipherError.invalidArgument`.
+    public static let invalidArgument = Kind.invalidArgument
+    /// Matches errors of kind ``Kind/typeMismatch`` in a `catch` clause: `catch SQLCipherError.typeMismatch`.
+    public static let typeMismatch = Kind.typeMismatch
+    /// Matches errors of kind ``Kind/cannotOpen`` in a `catch` clause: `catch SQLCipherError.cannotOpen`.
+    public static let cannotOpen = Kind.cannotOpen
+    /// Matches errors of kind ``Kind/full`` in a `catch` clause: `catch SQLCipherError.full`.
+    public static let full = Kind.full
+    /// Matches errors of kind ``Kind/interrupted`` in a `catch` clause: `catch SQLCipherError.interrupted`.
+    public static let interrupted = Kind.interrupted
+    /// Matches errors of kind ``Kind/ioError`` in a `catch` clause: `catch SQLCipherError.ioError`.
+    public static let ioError = Kind.ioError
+    /// Matches errors of kind ``Kind/sqlite`` in a `catch` clause: `catch SQLCipherError.sqlite`.
+    public static let sqlite = Kind.sqlite
 }
 
 extension SQLCipherError: CustomStringConvertible {

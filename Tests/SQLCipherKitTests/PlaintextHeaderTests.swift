@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+@testable import SQLCipherKit
+
+@Suite("Plaintext header and integrity")
+struct PlaintextHeaderTests {
+    private static let plaintextHeader = Data("SQLite format 3\0".utf8)
+
+    @Test("a new database with a 32-byte plaintext header and an external salt")
+    func newDatabaseWithPlaintextHeader() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("header.db")
+        let salt = (0..<16).map { UInt8(0xa0 + $0) }
+        let marker = "header-marker-\(UUID().uuidString)"
+        let settings = CipherSettings(plaintextHeaderSize: 32, salt: salt)
+        let database = try Database(path: path, key: .passphrase("k"), configuration: .init(cipher: settings))
+        try database.execute("CREATE TABLE t(v)")
+        try database.execute("INSERT INTO t VALUES (?)", [marker])
+        #expect(try database.cipherSalt() == salt)
+        database.close()
+
+        let bytes = try contents(of: path)
+        #expect(bytes.prefix(16) == Self.plaintextHeader)
+        #expect(!data(bytes, contains: marker))
+        #expect(try Database(path: path, key: .passphrase("k"), configuration: .init(cipher: settings))
+            .scalar(String.self, "SELECT v FROM t") == marker)
+        // Without the salt, the key derives from the plaintext header's bytes: wrong.
+        #expect(thrownError {
+            try Database(path: path, key: .passphrase("k"),
+                         configuration: .init(cipher: CipherSettings(plaintextHeaderSize: 32)))
+        }?.kind == .wrongKeyOrNotADatabase)
+        #expect(thrownError { try Database(path: path, key: .passphrase("k")) }?.kind == .wrongKeyOrNotADatabase)
+    }
+
+    @Test("an existing database migrates to a plaintext header, in rollback and WAL mode",
+          arguments: [Database.JournalMode.delete, .wal])
+    func migrateExisting(journalMode: Database.JournalMode) throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("existing.db")
+        let marker = "migrate-header-marker-\(UUID().uuidString)"
+        let key = try Key.passphrase("existing")
+        let database = try Database(path: path, key: key)
+        try database.setJournalMode(journalMode)
+        try database.execute("CREATE TABLE t(v)")
+        try database.execute("INSERT INTO t VALUES (?)", [marker])
+        try database.setUserVersion(3)
+        database.close()
+        let originalSalt = Array(try contents(of: path).prefix(16))
+
+        let salt = try Database.migrateToPlaintextHeader(path: path, key: key)
+        #expect(salt == originalSalt)
+        let bytes = try contents(of: path)
+        #expect(bytes.prefix(16) == Self.plaintextHeader)
+        #expect(!data(bytes, contains: marker))
+
+        let settings = CipherSettings(plaintextHeaderSize: 32, salt: salt)
+        let reopened = try Database(path: path, key: key, configuration: .init(cipher: settings))
+        #expect(try reopened.scalar(String.self, "SELECT v FROM t") == marker)
+        #expect(try reopened.userVersion() == 3)
+        #expect(try reopened.journalMode() == journalMode)
+        reopened.close()
+        // A raw key with the salt opens it too, with no external salt setting.
+        #expect(thrownError {
+            try Database(path: path, key: key, configuration: .init(cipher: CipherSettings(plaintextHeaderSize: 32)))
+        }?.kind == .wrongKeyOrNotADatabase)
+    }
+
+    @Test("cipher_integrity_check names the page whose byte was flipped; integrity_check passes when intact")
+    func cipherIntegrityCheck() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("integrity.db")
+        let key = try Key.passphrase("integrity")
+        let database = try Database(path: path, key: key)
+        try database.execute("CREATE TABLE t(v)")
+        try database.transaction {
+            let insert = try database.prepare("INSERT INTO t VALUES (?)")
+            for index in 0..<200 { try insert.execute([String(repeating: "row \(index) ", count: 10)]) }
+        }
+        #expect(try database.cipherIntegrityCheck().isEmpty)
+        #expect(try database.integrityCheck().isEmpty)
+        database.close()
+
+        var bytes = try contents(of: path)
+        #expect(bytes.count >= 4096 * 4)
+        bytes[4096 * 2 + 1000] ^= 0x01  // a data byte of page 3
+        try bytes.write(to: URL(fileURLWithPath: path))
+
+        let damaged = try Database(path: path, key: key)
+        let problems = try damaged.cipherIntegrityCheck()
+        #expect(problems == [Database.CipherIntegrityProblem(message: "HMAC verification failed for page 3", page: 3)])
+        // Reading the damaged page fails as corrupt, never as silently wrong data.
+        #expect(thrownError { try damaged.fetchAll("SELECT v FROM t") }?.kind == .corrupt)
+    }
+
+    @Test("cipher settings out of range are typed errors, before anything is opened")
+    func invalidSettings() throws {
+        let folder = try TemporaryDirectory()
+        let invalid = [
+            CipherSettings(compatibility: 5), CipherSettings(pageSize: 1000), CipherSettings(pageSize: 131_072),
+            CipherSettings(kdfIterations: 0), CipherSettings(plaintextHeaderSize: 24),
+            CipherSettings(plaintextHeaderSize: 4096), CipherSettings(salt: [1, 2, 3]),
+        ]
+        for settings in invalid {
+            #expect(thrownError {
+                try Database(path: folder.path("x.db"), key: .passphrase("k"), configuration: .init(cipher: settings))
+            }?.kind == .invalidArgument, "\(settings)")
+        }
+        #expect(try folder.fileNames().isEmpty)
+    }
+
+    @Test("cipher settings are applied after the key and read back")
+    func settingsApplied() throws {
+        let folder = try TemporaryDirectory()
+        let settings = CipherSettings(pageSize: 8192, kdfIterations: 10_000, usesHMAC: true, hmacAlgorithm: .sha256,
+                                      kdfAlgorithm: .sha256)
+        let database = try Database(path: folder.path("s.db"), key: .passphrase("k"),
+                                    configuration: .init(cipher: settings))
+        let current = try database.cipherSettings()
+        #expect(current.pageSize == 8192)
+        #expect(current.kdfIterations == 10_000)
+        #expect(current.hmacAlgorithm == .sha256)
+        #expect(current.kdfAlgorithm == .sha256)
+        #expect(current.usesHMAC == true)
+        try database.execute("CREATE TABLE t(a)")
+        database.close()
+        #expect(thrownError { try Database(path: folder.path("s.db"), key: .passphrase("k")) }?.kind
+            == .wrongKeyOrNotADatabase, "defaults must not open a file written with other settings")
+    }
+}
