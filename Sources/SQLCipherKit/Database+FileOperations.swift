@@ -22,6 +22,7 @@ extension Database {
     /// Decrypts the database at `path` in place into a plaintext SQLite database.
     ///
     /// - Parameters:
+    ///   - path: The database file.
     ///   - key: The database's key.
     ///   - cipher: The settings the database was written with (SQLCipher 4 defaults when empty).
     public static func decrypt(path: String, key: Key, cipher: CipherSettings = CipherSettings())
