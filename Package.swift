@@ -10,6 +10,10 @@ let package = Package(
     name: "SQLCipherKit",
     products: [
         .library(name: "SQLCipherKit", type: .static, targets: ["SQLCipherKit"]),
+        .executable(name: "sqlcipherkit", targets: ["SQLCipherKitCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .systemLibrary(name: "CSQLCipher", path: "Sources/CSQLCipher"),
@@ -21,8 +25,15 @@ let package = Package(
                 .linkedLibrary("sqlcipher"),
             ]
         ),
+        // The command-line tool: a thin layer over SQLCipherKit, with no SQL or keying logic of its own.
+        .executableTarget(
+            name: "SQLCipherKitCLI",
+            dependencies: ["SQLCipherKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .testTarget(name: "SQLCipherKitTests", dependencies: ["SQLCipherKit"]),
         .testTarget(name: "BuildPipelineTests"),
+        // Spawns the built sqlcipherkit executable (the dependency makes SwiftPM build it first).
+        .testTarget(name: "CLITests", dependencies: ["SQLCipherKitCLI"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -23,7 +23,8 @@ usage() {
 Usage:
   build-sqlcipher.sh [--source FILE] [--test-tools]
       The whole build: dist/SQLCipherKit/ (merged libSQLCipherKit.a, the engine libsqlcipher.a, headers, Swift
-      module, pkg-config file, MANIFEST.json), then verify-symbols.sh and the run-time self-check.
+      module, pkg-config file, the sqlcipherkit CLI, MANIFEST.json), then verify-symbols.sh and the run-time
+      self-check.
   build-sqlcipher.sh fetch [--source FILE]
       Only obtain the pinned tarball and check its SHA-256; prints its cached path.
   build-sqlcipher.sh engine [--source FILE]
@@ -102,7 +103,7 @@ check_prerequisites() {
     have_openssl_headers || die "OpenSSL headers are still missing after installing libssl-dev"
     command -v tclsh >/dev/null || die "tclsh is still missing after installing tcl"
     local tool
-    for tool in "$CC" ar ld nm readelf make tar sha256sum swift swiftc; do
+    for tool in "$CC" ar ld nm readelf strip make tar sha256sum swift swiftc; do
         command -v "$tool" >/dev/null || die "required tool '$tool' is not on PATH"
     done
     note "C compiler: $("$CC" --version | head -n1)"
@@ -297,6 +298,12 @@ build_swift() {
     SWIFT_BIN=$(cd "$ROOT" && swift build -c release --show-bin-path)
     SWIFT_ARCHIVE=$SWIFT_BIN/libSQLCipherKit.a
     note "Swift static library: $SWIFT_ARCHIVE"
+    # The CLI, with the Swift runtime linked in, so dist/bin/sqlcipherkit runs without a Swift toolchain.
+    (cd "$ROOT" && swift build -c release --product sqlcipherkit --static-swift-stdlib \
+        -Xswiftc -file-prefix-map -Xswiftc "$ROOT=.") || die "swift build of the sqlcipherkit CLI failed"
+    CLI_EXECUTABLE=$SWIFT_BIN/sqlcipherkit
+    [ -x "$CLI_EXECUTABLE" ] || die "the sqlcipherkit executable was not built"
+    note "CLI: $CLI_EXECUTABLE"
 }
 
 # ------------------------------------------------------------------------------------------------- merge ---
@@ -423,7 +430,8 @@ assemble_dist() {
     local engine=$1 swift_lib=$2 final=$DIST_DIR/SQLCipherKit
     local staging=$DIST_DIR/.SQLCipherKit.partial
     rm -rf "$staging"
-    mkdir -p "$staging/lib/pkgconfig" "$staging/include" "$staging/Modules"
+    mkdir -p "$staging/lib/pkgconfig" "$staging/include" "$staging/Modules" "$staging/bin"
+    strip -o "$staging/bin/sqlcipherkit" "$CLI_EXECUTABLE"
     merge_archives "$engine" "$swift_lib" "$staging/lib/libSQLCipherKit.a"
     cp "$engine" "$staging/lib/libsqlcipher.a"
     write_pkg_config "$staging/lib/pkgconfig/sqlcipherkit.pc"
@@ -512,12 +520,15 @@ main() {
         || die "the merged artifact failed verification"
     "$ROOT/verify-symbols.sh" "$dist/lib/libsqlcipher.a" --link-test --pkg-config \
         || die "the engine archive failed verification"
+    "$dist/bin/sqlcipherkit" selfcheck | sed 's/^/  /' \
+        || die "sqlcipherkit selfcheck failed: the engine does not encrypt"
     phase_end
     cat <<EOF
 
 SQLCipherKit built in $((SECONDS - started))s
   artifact:  $dist/lib/libSQLCipherKit.a (Swift API + SQLCipher $PIN_VERSION, one archive)
   engine:    $dist/lib/libsqlcipher.a (C/C++ via pkg-config: $dist/lib/pkgconfig/sqlcipherkit.pc)
+  CLI:       $dist/bin/sqlcipherkit (selfcheck, check, encrypt, decrypt, rekey, migrate, info, query)
   manifest:  $dist/MANIFEST.json
   verified:  codec symbols, downstream link, encrypted file, cipher_version self-check
 EOF

@@ -76,9 +76,15 @@ extension Database {
     }
 
     /// Runs SQLite's `PRAGMA integrity_check`: the problems found, empty when the database is sound.
+    ///
+    /// A page that cannot even be decrypted stops the check; that is reported as a problem too, not thrown.
     public func integrityCheck() throws(SQLCipherError) -> [String] {
-        let messages = try fetchAll("PRAGMA integrity_check").compactMap { try? $0.get(0, as: String.self) }
-        return messages == ["ok"] ? [] : messages
+        do {
+            let messages = try fetchAll("PRAGMA integrity_check").compactMap { try? $0.get(0, as: String.self) }
+            return messages == ["ok"] ? [] : messages
+        } catch where error.kind == .sqlite || error.kind == .corrupt {
+            return ["integrity_check could not read the whole database: \(error.message)"]
+        }
     }
 
     // MARK: Attach

@@ -13,10 +13,10 @@ extension Database {
     /// - Throws: ``SQLCipherError/Kind/wrongKeyOrNotADatabase`` when the file is not a plaintext database
     ///   (for example, already encrypted); ``SQLCipherError/Kind/busy`` when another connection still has it
     ///   open in WAL mode.
-    public static func encrypt(path: String, key: Key, cipher: CipherSettings = CipherSettings())
-        throws(SQLCipherError) {
+    public static func encrypt(path: String, key: Key, cipher: CipherSettings = CipherSettings(),
+                               progress: ((Double) -> Void)? = nil) throws(SQLCipherError) {
         let source = try Database(unencryptedPath: path, configuration: .init(mode: .readWrite))
-        try replaceInPlace(source, key: key, cipher: cipher)
+        try replaceInPlace(source, key: key, cipher: cipher, progress: progress)
     }
 
     /// Decrypts the database at `path` in place into a plaintext SQLite database.
@@ -25,19 +25,21 @@ extension Database {
     ///   - path: The database file.
     ///   - key: The database's key.
     ///   - cipher: The settings the database was written with (SQLCipher 4 defaults when empty).
-    public static func decrypt(path: String, key: Key, cipher: CipherSettings = CipherSettings())
-        throws(SQLCipherError) {
+    ///   - progress: Called now and then with the fraction written so far (0...1).
+    public static func decrypt(path: String, key: Key, cipher: CipherSettings = CipherSettings(),
+                               progress: ((Double) -> Void)? = nil) throws(SQLCipherError) {
         let source = try Database(path: path, key: key, configuration: .init(mode: .readWrite, cipher: cipher))
-        try replaceInPlace(source, key: nil, cipher: CipherSettings())
+        try replaceInPlace(source, key: nil, cipher: CipherSettings(), progress: progress)
     }
 
-    private static func replaceInPlace(_ source: Database, key: Key?, cipher: CipherSettings) throws(SQLCipherError) {
+    private static func replaceInPlace(_ source: Database, key: Key?, cipher: CipherSettings,
+                                       progress: ((Double) -> Void)?) throws(SQLCipherError) {
         let path = source.path
         let temporary: String
         do throws(SQLCipherError) {
             // Fold a write-ahead log into the file first, so the export sees every committed change.
             try source.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            temporary = try source.writeExport(near: path, key: key, cipher: cipher)
+            temporary = try source.writeExport(near: path, key: key, cipher: cipher, progress: progress)
         } catch {
             source.close()
             throw error

@@ -88,7 +88,7 @@ extension Database {
 
     /// The schema's `user_version`, the integer apps use to track their own schema migrations.
     public func userVersion() throws(SQLCipherError) -> Int {
-        try scalar(Int.self, "PRAGMA user_version") ?? 0
+        try integerPragma("user_version")
     }
 
     /// Sets the schema's `user_version`.

@@ -79,7 +79,7 @@ public final class Database {
         let isFile = path != ":memory:" && !path.isEmpty
         let existedBefore = isFile && access(path, F_OK) == 0
         if isFile && !existedBefore && configuration.mode != .readWriteCreate {
-            throw .api(.cannotOpen, "no such file (open with .readWriteCreate to create it)", path: path)
+            throw .api(.cannotOpen, "no such file", path: path)
         }
         let handle = try Database.openHandle(path: path, mode: configuration.mode)
         self.handle = handle
@@ -116,6 +116,10 @@ public final class Database {
     private func readSchemaOnce() throws(SQLCipherError) {
         do {
             try execute("SELECT count(*) FROM sqlite_schema")
+        } catch where error.kind == .wrongKeyOrNotADatabase {
+            // The SQL is ours, not the caller's: leave it out of the error.
+            throw SQLCipherError(kind: error.kind, resultCode: error.resultCode,
+                                 extendedResultCode: error.extendedResultCode, message: error.message, path: path)
         } catch where error.kind == .sqlite {
             // This SQL cannot fail by itself: a generic error here is the codec failing to set up with this key
             // and these settings (for example, a plaintext header without its salt).

@@ -79,6 +79,38 @@ public struct Key: Sendable {
         return Key(kind: .rawKeyWithSalt, material: blobLiteral(key, salt))
     }
 
+    /// A raw key from hexadecimal text: 64 digits for a raw key, 96 for a raw key followed by its salt.
+    ///
+    /// The digits are decoded straight into wiped storage.
+    ///
+    /// - Throws: an ``SQLCipherError/Kind/invalidKey`` error unless `hex` is 64 or 96 hexadecimal digits.
+    public static func rawKey(hex: some Collection<UInt8>) throws(SQLCipherError) -> Key {
+        let digits = hex.count
+        guard digits == 2 * rawKeyLength || digits == 2 * (rawKeyLength + saltLength) else {
+            throw .api(.invalidKey, "a raw key in hex must be \(2 * rawKeyLength) digits "
+                + "(or \(2 * (rawKeyLength + saltLength)) with its salt), not \(digits)")
+        }
+        guard hex.allSatisfy(isHexDigit) else {
+            throw .api(.invalidKey, "a raw key in hex may hold only the digits 0-9 and a-f")
+        }
+        // The x'…' text form is the hex digits themselves, quoted: copy them, lowercased, into wiped storage.
+        let material = SecureBytes(count: digits + 3) { out in
+            out[0] = UInt8(ascii: "x")
+            out[1] = UInt8(ascii: "'")
+            for (offset, digit) in hex.enumerated() {
+                out[2 + offset] = (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(digit) ? digit + 32 : digit
+            }
+            out[digits + 2] = UInt8(ascii: "'")
+        }
+        return Key(kind: digits == 2 * rawKeyLength ? .rawKey : .rawKeyWithSalt, material: material)
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+    }
+
     private init(checkedPassphrase material: SecureBytes) throws(SQLCipherError) {
         guard material.count > 0 else {
             throw .api(.invalidKey, "the passphrase is empty, and SQLCipher does not encrypt with an empty key")
@@ -121,11 +153,7 @@ public struct Key: Sendable {
     private static func looksLikeBlobLiteral(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard bytes.count >= 3, bytes[0] == UInt8(ascii: "x") || bytes[0] == UInt8(ascii: "X"),
               bytes[1] == UInt8(ascii: "'"), bytes[bytes.count - 1] == UInt8(ascii: "'") else { return false }
-        return bytes[2..<(bytes.count - 1)].allSatisfy { byte in
-            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-                || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
-        }
+        return bytes[2..<(bytes.count - 1)].allSatisfy(isHexDigit)
     }
 }
 

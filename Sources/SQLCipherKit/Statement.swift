@@ -28,54 +28,92 @@ public final class Statement {
     /// The names of the result columns, in order.
     public let columnNames: [String]
 
-    init(database: Database, sql: String) throws(SQLCipherError) {
-        let db = try database.openHandle()
-        var statement: OpaquePointer?
-        var hasMoreSQL = false
-        let code = sql.withCString { text in
-            var tail: UnsafePointer<CChar>?
-            let code = sqlite3_prepare_v2(db, text, -1, &statement, &tail)
-            // The tail points into `text`: look at it while it is alive.
-            if code == SQLITE_OK, statement != nil, let tail { hasMoreSQL = Statement.holdsStatement(tail, db: db) }
-            return code
-        }
-        guard code == SQLITE_OK else {
-            throw SQLCipherError(code: code, connection: db, path: database.path, sql: sql)
-        }
-        guard let statement else {
+    convenience init(database: Database, sql: String) throws(SQLCipherError) {
+        let (handle, consumed) = try Statement.compile(Substring(sql), database: database)
+        guard let handle else {
             throw SQLCipherError(kind: .invalidArgument, message: "the SQL holds no statement", sql: sql)
         }
-        if hasMoreSQL {
-            sqlite3_finalize(statement)
+        let rest = sql.utf8.dropFirst(consumed)
+        if let db = database.handle, Statement.holdsStatement(String(Substring(rest)), db: db) {
+            sqlite3_finalize(handle)
             // Silently ignoring the rest would drop work; scripts go through Database.execute(_:).
             throw SQLCipherError(kind: .invalidArgument,
                                  message: "a prepared statement takes one SQL statement; run scripts with execute(_:)",
                                  sql: sql)
         }
+        self.init(database: database, handle: handle, sql: sql)
+    }
+
+    private init(database: Database, handle: OpaquePointer, sql: String) {
         self.sql = sql
         self.database = database
-        self.handle = statement
-        columnNames = (0..<sqlite3_column_count(statement)).map { String(cString: sqlite3_column_name(statement, $0)) }
+        self.handle = handle
+        columnNames = (0..<sqlite3_column_count(handle)).map { String(cString: sqlite3_column_name(handle, $0)) }
+    }
+
+    /// Prepares the first statement of `sql`; returns it with the SQL after it, or nil when `sql` holds no more
+    /// statements (only blanks, semicolons and comments).
+    static func prepareFirst(of sql: Substring, database: Database) throws(SQLCipherError)
+        -> (Statement, Substring)? {
+        var remaining = sql
+        while !remaining.isEmpty {
+            let (handle, consumed) = try compile(remaining, database: database)
+            let rest = Substring(remaining.utf8.dropFirst(consumed))
+            if let handle {
+                let text = String(Substring(remaining.utf8.prefix(consumed)))
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+                return (Statement(database: database, handle: handle, sql: text), rest)
+            }
+            guard consumed > 0 else { break }
+            remaining = rest
+        }
+        return nil
+    }
+
+    /// Compiles the first statement of `sql`: its handle (nil for only blanks or comments) and how many UTF-8
+    /// bytes of `sql` it used.
+    private static func compile(_ sql: Substring, database: Database) throws(SQLCipherError)
+        -> (handle: OpaquePointer?, consumed: Int) {
+        let db = try database.openHandle()
+        var statement: OpaquePointer?
+        var consumed = 0
+        let text = String(sql)
+        let code = text.withCString { start in
+            var tail: UnsafePointer<CChar>?
+            let code = sqlite3_prepare_v2(db, start, -1, &statement, &tail)
+            // The tail points into `start`: measure it while it is alive.
+            consumed = tail.map { start.distance(to: $0) } ?? text.utf8.count
+            return code
+        }
+        guard code == SQLITE_OK else {
+            throw SQLCipherError(code: code, connection: db, path: database.path, sql: text)
+        }
+        return (statement, consumed)
     }
 
     deinit {
         sqlite3_finalize(handle)
     }
 
-    /// Whether `tail` (what follows the first statement) holds another statement, not just blanks,
-    /// semicolons or comments.
-    private static func holdsStatement(_ tail: UnsafePointer<CChar>, db: OpaquePointer) -> Bool {
-        var rest: UnsafePointer<CChar>? = tail
-        while let current = rest, current.pointee != 0 {
+    /// Whether `sql` holds a statement, not just blanks, semicolons or comments.
+    private static func holdsStatement(_ sql: String, db: OpaquePointer) -> Bool {
+        var remaining = sql
+        while !remaining.isEmpty {
             var next: OpaquePointer?
-            var after: UnsafePointer<CChar>?
-            guard sqlite3_prepare_v2(db, current, -1, &next, &after) == SQLITE_OK else { return true }
+            var consumed = 0
+            let code = remaining.withCString { start in
+                var tail: UnsafePointer<CChar>?
+                let code = sqlite3_prepare_v2(db, start, -1, &next, &tail)
+                consumed = tail.map { start.distance(to: $0) } ?? 0
+                return code
+            }
+            guard code == SQLITE_OK else { return true }
             if next != nil {
                 sqlite3_finalize(next)
                 return true
             }
-            guard let after, after != current else { return false }
-            rest = after
+            guard consumed > 0 else { return false }
+            remaining = String(Substring(remaining.utf8.dropFirst(consumed)))
         }
         return false
     }

@@ -80,7 +80,7 @@ struct DownstreamTests {
         let dist = Repository.dist
         for file in ["lib/libSQLCipherKit.a", "lib/libsqlcipher.a", "lib/pkgconfig/sqlcipherkit.pc",
                      "include/sqlite3.h", "include/shim.h", "include/module.modulemap",
-                     "Modules/SQLCipherKit.swiftmodule", "MANIFEST.json"] {
+                     "Modules/SQLCipherKit.swiftmodule", "MANIFEST.json", "bin/sqlcipherkit"] {
             #expect(FileManager.default.fileExists(atPath: dist + "/" + file), "dist/SQLCipherKit/\(file)")
         }
         let manifestData = try Data(contentsOf: URL(fileURLWithPath: dist + "/MANIFEST.json"))
@@ -96,6 +96,13 @@ struct DownstreamTests {
         // The merge produced one relocatable object, so linking any of it links the engine with it.
         let members = try run("/usr/bin/ar", ["t", Repository.mergedArchive]).output
         #expect(members == "SQLCipherKit.o\n")
+        // The shipped CLI carries the Swift runtime: it needs no toolchain, only libcrypto and the C runtime.
+        let cliLibraries = try run("/usr/bin/ldd", [dist + "/bin/sqlcipherkit"]).output
+        #expect(!cliLibraries.contains("libswift") && !cliLibraries.contains("libFoundation"), "\(cliLibraries)")
+        #expect(!cliLibraries.contains("libsqlite3"))
+        let selfcheck = try run(dist + "/bin/sqlcipherkit", ["selfcheck"])
+        #expect(selfcheck.status == 0, "\(selfcheck)")
+        #expect(selfcheck.output.contains("encrypted_at_rest: yes"))
         // The shipped shim includes the sqlite3.h beside it, not a path into Vendor/.
         let shim = try String(contentsOfFile: dist + "/include/shim.h", encoding: .utf8)
         #expect(shim.contains("#include \"sqlite3.h\"\n"))

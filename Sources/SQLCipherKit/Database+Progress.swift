@@ -1,0 +1,46 @@
+import CSQLCipher
+
+extension Database {
+    /// Calls `handler` about every `instructions` virtual-machine steps while `body` runs; `handler` returns
+    /// false to let SQLite go on, true to interrupt (the running statement then fails with
+    /// ``SQLCipherError/Kind/interrupted``).
+    func withProgressHandler<Result>(every instructions: Int32, _ handler: @escaping () -> Bool,
+                                     _ body: () throws(SQLCipherError) -> Result) throws(SQLCipherError) -> Result {
+        let db = try openHandle()
+        let box = ProgressBox(handler)
+        let context = Unmanaged.passRetained(box).toOpaque()
+        sqlite3_progress_handler(db, instructions, { context in
+            guard let context else { return 0 }
+            return Unmanaged<ProgressBox>.fromOpaque(context).takeUnretainedValue().handler() ? 1 : 0
+        }, context)
+        defer {
+            sqlite3_progress_handler(db, 0, nil, nil)
+            Unmanaged<ProgressBox>.fromOpaque(context).release()
+        }
+        return try body()
+    }
+
+    /// The integer value of `PRAGMA name` (SQLCipher answers some pragmas as text).
+    func integerPragma(_ name: String) throws(SQLCipherError) -> Int {
+        guard let text = try textValue("PRAGMA \(name)"), let value = Int(text) else {
+            throw .api(.sqlite, "PRAGMA \(name) returned no integer", path: path)
+        }
+        return value
+    }
+
+    /// The number of pages in the main database file.
+    public func pageCount() throws(SQLCipherError) -> Int {
+        try integerPragma("page_count")
+    }
+
+    /// The size of a database page in bytes (SQLite's view: SQLCipher's page size minus nothing; the
+    /// encrypted page on disk has the same size).
+    public func pageSize() throws(SQLCipherError) -> Int {
+        try integerPragma("page_size")
+    }
+}
+
+private final class ProgressBox {
+    let handler: () -> Bool
+    init(_ handler: @escaping () -> Bool) { self.handler = handler }
+}

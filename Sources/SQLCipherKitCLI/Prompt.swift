@@ -1,0 +1,29 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Asks for a secret on the controlling terminal, without echo.
+enum Prompt {
+    /// The bytes typed (without the newline), or nil when standard input is not a terminal.
+    static func readSecret(_ prompt: String) throws -> [UInt8]? {
+        guard isatty(STDIN_FILENO) == 1 else { return nil }
+        standardError(prompt)
+        var original = termios()
+        tcgetattr(STDIN_FILENO, &original)
+        var silent = original
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
+        defer {
+            tcsetattr(STDIN_FILENO, TCSAFLUSH, &original)
+            standardError("\n")
+        }
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(STDIN_FILENO, &byte, 1) == 1, byte != UInt8(ascii: "\n") {
+            bytes.append(byte)
+        }
+        return bytes
+    }
+}

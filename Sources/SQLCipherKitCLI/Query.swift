@@ -1,0 +1,107 @@
+import ArgumentParser
+import Foundation
+import SQLCipherKit
+
+struct Query: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run SQL and print the rows.",
+        discussion: """
+            A missing database is created, encrypted with the key. The SQL arguments are joined with spaces; several statements run in order, each printing its rows. \
+            Blobs print as hex (x'…'); NULL as NULL (table), an empty field (csv) or null (json).
+
+            Example:
+              sqlcipherkit query app.db "SELECT id, body FROM note LIMIT 5" --key-env APP_DB_KEY --format csv
+            """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case table, csv, json
+    }
+
+    @Argument(help: "The database file.") var database: String
+    @Argument(help: "The SQL to run.") var sql: [String]
+    @Option(help: "Output format: table, csv or json.") var format: Format = .table
+    @OptionGroup var key: KeyOptions
+    @OptionGroup var cipher: CipherOptions
+
+    func validate() throws {
+        guard !sql.joined().trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw ValidationError("give the SQL to run after the database path")
+        }
+    }
+
+    func run() throws {
+        try reportingFailures {
+            let db = try Database(path: database, key: key.source.key(prompt: "Key for \(database): "),
+                                  configuration: .init(mode: .readWriteCreate, cipher: cipher.settings()))
+            try db.forEachStatement(in: sql.joined(separator: " ")) { statement, cursor in
+                guard statement.columnCount > 0 else {
+                    while try cursor.next() != nil {}
+                    return
+                }
+                try RowPrinter(format: format, columns: statement.columnNames).print(cursor)
+            }
+        }
+    }
+}
+
+/// Prints rows as a table, CSV or JSON.
+struct RowPrinter {
+    let format: Query.Format
+    let columns: [String]
+
+    func print(_ cursor: RowCursor) throws {
+        switch format {
+        case .table:
+            let rows = try cursor.all().map { $0.values.map(Self.text) }
+            let widths = columns.indices.map { index in
+                ([columns[index].count] + rows.map { $0[index].count }).max() ?? 0
+            }
+            func line(_ cells: [String]) -> String {
+                zip(cells, widths).map { $0 + String(repeating: " ", count: $1 - $0.count) }.joined(separator: " | ")
+            }
+            Swift.print(line(columns))
+            Swift.print(widths.map { String(repeating: "-", count: $0) }.joined(separator: "-+-"))
+            rows.forEach { Swift.print(line($0)) }
+        case .csv:
+            Swift.print(columns.map(Self.csvField).joined(separator: ","))
+            while let row = try cursor.next() {
+                Swift.print(row.values.map { $0.isNull ? "" : Self.csvField(Self.text($0)) }.joined(separator: ","))
+            }
+        case .json:
+            var objects: [[String: Any]] = []
+            while let row = try cursor.next() {
+                var object: [String: Any] = [:]
+                for (name, value) in zip(columns, row.values) { object[name] = Self.json(value) }
+                objects.append(object)
+            }
+            let data = try JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys])
+            Swift.print(String(decoding: data, as: UTF8.self))
+        }
+    }
+
+    static func text(_ value: DatabaseValue) -> String {
+        switch value {
+        case .null: "NULL"
+        case .integer(let integer): String(integer)
+        case .real(let real): String(real)
+        case .text(let text): text
+        case .blob: value.description
+        }
+    }
+
+    static func json(_ value: DatabaseValue) -> Any {
+        switch value {
+        case .null: NSNull()
+        case .integer(let integer): integer
+        case .real(let real): real
+        case .text(let text): text
+        case .blob: value.description
+        }
+    }
+
+    static func csvField(_ text: String) -> String {
+        guard text.contains(where: { ",\"\n\r".contains($0) }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

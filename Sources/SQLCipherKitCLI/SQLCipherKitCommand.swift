@@ -1,0 +1,25 @@
+import ArgumentParser
+
+/// `sqlcipherkit`: SQLCipher databases from the command line, for operators and CI.
+///
+/// A thin layer over SQLCipherKit: every command parses its options, asks the library to do the work and
+/// reports the outcome. Keys come from the environment, a file, standard input or a no-echo prompt, never
+/// from an argument.
+@main
+struct SQLCipherKitCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sqlcipherkit",
+        abstract: "Check, encrypt, decrypt, rekey, migrate, inspect and query SQLCipher databases.",
+        discussion: """
+            Keys are never arguments: give them with --key-env NAME, --key-file PATH or --key-stdin, or type \
+            them at the prompt (a terminal is needed). --raw reads the key material as hex (64 digits: raw key; \
+            96: raw key and salt).
+
+            Exit status: 0 success, 3 wrong key or not a database, 4 integrity failure (tampered or corrupt), \
+            64 usage error, 1 any other failure.
+            """,
+        version: "sqlcipherkit 0.1.0 (SQLCipherKit, SQLCipher 4.6.1)",
+        subcommands: [SelfCheck.self, Check.self, Encrypt.self, Decrypt.self, Rekey.self, Migrate.self, Info.self,
+                      Query.self]
+    )
+}

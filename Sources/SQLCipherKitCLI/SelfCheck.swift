@@ -1,0 +1,30 @@
+import ArgumentParser
+import SQLCipherKit
+
+struct SelfCheck: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "selfcheck",
+        abstract: "Prove that the engine is SQLCipher and that it encrypts what it writes.",
+        discussion: """
+            Prints the cipher version, crypto provider and its version, and the SQLite version; writes an \
+            encrypted database in a temporary folder and checks that its first bytes are not 'SQLite format 3'. \
+            Exits 0 only if all of it holds.
+
+            Example:
+              sqlcipherkit selfcheck
+            """
+    )
+
+    func run() throws {
+        try reportingFailures {
+            let facts = try Engine.selfCheck()
+            print("cipher_version: \(facts.cipherVersion)")
+            print("cipher_provider: \(facts.provider)")
+            print("cipher_provider_version: \(facts.providerVersion)")
+            print("sqlite_version: \(facts.sqliteVersion)")
+            let proof = try Engine.proveEncryptionAtRest()
+            let header = proof.fileHeader.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+            print("encrypted_at_rest: yes (first bytes \(header), not 'SQLite format 3'; \(proof.fileSize) bytes)")
+        }
+    }
+}

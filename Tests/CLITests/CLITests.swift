@@ -1,0 +1,236 @@
+import Foundation
+import Testing
+
+/// The `sqlcipherkit` contract, by spawning the built executable: commands, exit codes, key sources, no key
+/// ever printed.
+@Suite("sqlcipherkit command-line tool", .timeLimit(.minutes(5)))
+struct CLITests {
+    /// Passphrases and raw keys used below; none may ever appear in any output.
+    static let passphrase = "cli-passphrase-\(UUID().uuidString)"
+    static let otherPassphrase = "cli-other-\(UUID().uuidString)"
+    static let rawHex = String(repeating: "3a7f", count: 16)             // 64 digits
+    static let rawSaltHex = String(repeating: "c0de", count: 24)         // 96 digits
+    static let secrets = [passphrase, otherPassphrase, rawHex, rawSaltHex]
+
+    /// Runs the CLI and checks that no secret appears in what it printed.
+    func cli(_ arguments: [String], environment: [String: String] = [:], input: Data = Data()) throws -> CLI.Result {
+        let result = try CLI.run(arguments, environment: environment, input: input)
+        for secret in Self.secrets {
+            #expect(!result.stdout.contains(secret) && !result.stderr.contains(secret), "a key was printed: \(arguments)")
+        }
+        return result
+    }
+
+    /// Creates an encrypted database with a table `t` of `rows` rows, keyed with `passphrase`.
+    func makeDatabase(_ path: String, rows: Int = 3) throws {
+        let sql = "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT); WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL "
+            + "SELECT x + 1 FROM c WHERE x < \(rows)) INSERT INTO t(v) SELECT 'row ' || x || ' ' || hex(randomblob(64)) FROM c"
+        let result = try cli(["query", path, sql, "--key-env", "K"], environment: ["K": Self.passphrase])
+        #expect(result.status == 0, "\(result)")
+    }
+
+    @Test("selfcheck reports the engine and proves encryption at rest")
+    func selfcheck() throws {
+        let result = try cli(["selfcheck"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("cipher_version: 4.6.1 community"))
+        #expect(result.stdout.contains("cipher_provider: openssl"))
+        #expect(result.stdout.contains("cipher_provider_version: OpenSSL 3"))
+        #expect(result.stdout.contains("sqlite_version: 3.46.1"))
+        #expect(result.stdout.contains("encrypted_at_rest: yes"))
+    }
+
+    @Test("a key from the environment, a file (one newline dropped) and standard input open the same database")
+    func keySources() throws {
+        let folder = try TemporaryDirectory()
+        let db = folder.file("k.db")
+        try makeDatabase(db)
+        try Data((Self.passphrase + "\n").utf8).write(to: URL(fileURLWithPath: folder.file("key.txt")))
+        let ways: [([String], [String: String], Data)] = [
+            (["--key-env", "DB_KEY"], ["DB_KEY": Self.passphrase], Data()),
+            (["--key-file", folder.file("key.txt")], [:], Data()),
+            (["--key-stdin"], [:], Data((Self.passphrase + "\n").utf8)),
+        ]
+        for (options, environment, input) in ways {
+            let result = try cli(["query", db, "SELECT count(*) AS n FROM t", "--format", "csv"] + options,
+                                 environment: environment, input: input)
+            #expect(result.status == 0, "\(options): \(result)")
+            #expect(result.stdout == "n\n3\n")
+        }
+        // Two sources at once is a usage error.
+        let both = try cli(["check", db, "--key-stdin", "--key-env", "DB_KEY"], environment: ["DB_KEY": Self.passphrase])
+        #expect(both.status == 64, "\(both)")
+        // No source and no terminal: usage error, naming the options.
+        let none = try cli(["check", db])
+        #expect(none.status == 64, "\(none)")
+        #expect(none.stderr.contains("--key-env"))
+    }
+
+    @Test("--raw takes 64 hex digits (raw key) or 96 (raw key and salt); other lengths are usage errors")
+    func rawKeys() throws {
+        let folder = try TemporaryDirectory()
+        for (name, hex) in [("raw.db", Self.rawHex), ("salted.db", Self.rawSaltHex)] {
+            let db = folder.file(name)
+            let create = try cli(["query", db, "CREATE TABLE t(a); INSERT INTO t VALUES (42)", "--key-env", "R", "--raw"],
+                                 environment: ["R": hex])
+            #expect(create.status == 0, "\(create)")
+            let read = try cli(["query", db, "SELECT a FROM t", "--key-env", "R", "--raw", "--format", "csv"],
+                               environment: ["R": hex])
+            #expect(read.stdout == "a\n42\n", "\(read)")
+            let asPassphrase = try cli(["check", db, "--key-env", "R"], environment: ["R": hex])
+            #expect(asPassphrase.status == 3, "hex read as a passphrase must not open a raw-keyed file")
+        }
+        // The 96-digit form's salt is the file's first 16 bytes.
+        #expect(Array(try contents(folder.file("salted.db")).prefix(16)) == [UInt8](repeating: 0, count: 8).flatMap { _ in [0xc0, 0xde] })
+        let short = try cli(["check", folder.file("raw.db"), "--key-env", "R", "--raw"],
+                            environment: ["R": String(Self.rawHex.dropLast())])
+        #expect(short.status == 64, "\(short)")
+        #expect(short.stderr.contains("64 digits"))
+    }
+
+    @Test("exit codes: wrong key 3, flipped data byte 4, bad flags 64, other failures 1")
+    func exitCodes() throws {
+        let folder = try TemporaryDirectory()
+        let db = folder.file("codes.db")
+        try makeDatabase(db, rows: 400)
+        let before = try contents(db)
+
+        let wrongKey = try cli(["check", db, "--key-env", "K"], environment: ["K": Self.otherPassphrase])
+        #expect(wrongKey.status == 3, "\(wrongKey)")
+        #expect(wrongKey.stderr.hasPrefix("sqlcipherkit: The key does not open"))
+        #expect(wrongKey.stderr.components(separatedBy: "\n").filter { !$0.isEmpty }.count == 1, "one sentence")
+        #expect(try contents(db) == before)
+
+        let good = try cli(["check", db, "--key-env", "K"], environment: ["K": Self.passphrase])
+        #expect(good.status == 0, "\(good)")
+        #expect(good.stdout == "ok\n")
+
+        var bytes = before
+        bytes[4096 * 2 + 700] ^= 0x40  // a byte in page 3, a data page
+        try bytes.write(to: URL(fileURLWithPath: db))
+        let tampered = try cli(["check", db, "--key-env", "K"], environment: ["K": Self.passphrase])
+        #expect(tampered.status == 4, "\(tampered)")
+        #expect(tampered.stdout.contains("HMAC verification failed for page 3"))
+
+        for bad in [["check", db, "--bogus"], ["check"], ["frobnicate"], ["check", db, "--compat", "7", "--key-env", "K"],
+                    ["query", db, "--key-env", "K"]] {
+            let result = try cli(bad, environment: ["K": Self.passphrase])
+            #expect(result.status == 64, "\(bad): \(result)")
+        }
+        let missing = try cli(["check", folder.file("none.db"), "--key-env", "K"], environment: ["K": Self.passphrase])
+        #expect(missing.status == 1, "\(missing)")
+        #expect(try folder.names() == ["codes.db"], "a failed command left files behind")
+    }
+
+    @Test("encrypt and decrypt write new files atomically, never overwriting without --force")
+    func encryptDecrypt() throws {
+        let folder = try TemporaryDirectory()
+        let secret = folder.file("secret.db"), plain = folder.file("plain.db"), again = folder.file("again.db")
+        try makeDatabase(secret)
+
+        let decrypt = try cli(["decrypt", secret, plain, "--key-env", "K"], environment: ["K": Self.passphrase])
+        #expect(decrypt.status == 0, "\(decrypt)")
+        #expect(try contents(plain).prefix(15) == Data("SQLite format 3".utf8))
+        #expect(try cli(["info", plain]).stdout.contains("format: plain"))
+
+        let encrypt = try cli(["encrypt", plain, again, "--key-env", "K2"], environment: ["K2": Self.otherPassphrase])
+        #expect(encrypt.status == 0, "\(encrypt)")
+        #expect(try contents(again).prefix(15) != Data("SQLite format 3".utf8))
+        let read = try cli(["query", again, "SELECT count(*) FROM t", "--format", "csv", "--key-env", "K2"],
+                           environment: ["K2": Self.otherPassphrase])
+        #expect(read.stdout.hasSuffix("3\n"), "\(read)")
+
+        // OUT exists: refused, unchanged, no temporary file; --force replaces it.
+        let existing = try contents(again)
+        let refused = try cli(["encrypt", plain, again, "--key-env", "K"], environment: ["K": Self.passphrase])
+        #expect(refused.status == 1, "\(refused)")
+        #expect(refused.stderr.contains("--force"))
+        #expect(try contents(again) == existing)
+        let forced = try cli(["encrypt", plain, again, "--key-env", "K", "--force"], environment: ["K": Self.passphrase])
+        #expect(forced.status == 0, "\(forced)")
+        #expect(try cli(["check", again, "--key-env", "K"], environment: ["K": Self.passphrase]).status == 0)
+
+        // Failures leave nothing behind: a wrong key, and encrypting a file that is already encrypted.
+        let wrong = try cli(["decrypt", secret, folder.file("out1.db"), "--key-env", "K"], environment: ["K": "nope"])
+        #expect(wrong.status == 3, "\(wrong)")
+        let twice = try cli(["encrypt", secret, folder.file("out2.db"), "--key-env", "K"], environment: ["K": Self.passphrase])
+        #expect(twice.status == 3, "\(twice)")
+        #expect(try folder.names() == ["again.db", "plain.db", "secret.db"])
+    }
+
+    @Test("rekey changes the key in place; the old key no longer opens it")
+    func rekey() throws {
+        let folder = try TemporaryDirectory()
+        let db = folder.file("rekey.db")
+        try makeDatabase(db)
+        let rekey = try cli(["rekey", db, "--key-env", "OLD", "--new-key-env", "NEW", "--new-raw"],
+                            environment: ["OLD": Self.passphrase, "NEW": Self.rawHex])
+        #expect(rekey.status == 0, "\(rekey)")
+        #expect(try cli(["check", db, "--key-env", "OLD"], environment: ["OLD": Self.passphrase]).status == 3)
+        #expect(try cli(["check", db, "--key-env", "NEW", "--raw"], environment: ["NEW": Self.rawHex]).status == 0)
+        let noNewKey = try cli(["rekey", db, "--key-env", "NEW", "--raw"], environment: ["NEW": Self.rawHex])
+        #expect(noNewKey.status == 64, "without a terminal the new key must come from an option: \(noNewKey)")
+    }
+
+    @Test("migrate upgrades SQLCipher's own 3.0 sample to 4; info reports the format, also as JSON")
+    func migrateAndInfo() throws {
+        let folder = try TemporaryDirectory()
+        let db = folder.file("v3.db")
+        let tarball = CLI.repository.appendingPathComponent("Vendor/cache/sqlcipher_4.6.1.orig.tar.gz").path
+        let extract = Process()
+        extract.executableURL = URL(fileURLWithPath: "/bin/sh")
+        extract.arguments = ["-c", "tar -xzOf \"$0\" sqlcipher-4.6.1/sqlcipher-resources/sqlcipher-3.0-testkey.db > \"$1\"",
+                             tarball, db]
+        try extract.run()
+        extract.waitUntilExit()
+        #expect(extract.terminationStatus == 0, "run ./build-sqlcipher.sh first: the tarball holds the sample")
+
+        let before = try cli(["info", db, "--key-env", "K", "--json"], environment: ["K": "testkey"])
+        #expect(before.status == 0, "\(before)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(before.stdout.utf8)) as? [String: Any])
+        #expect(json["format"] as? String == "3")
+        #expect(json["pageSize"] as? Int == 1024)
+        #expect((json["cipher"] as? [String: Any])?["kdfIterations"] as? Int == 64000)
+
+        let migrate = try cli(["migrate", db, "--key-env", "K"], environment: ["K": "testkey"])
+        #expect(migrate.status == 0, "\(migrate)")
+        let after = try cli(["info", db, "--key-env", "K"], environment: ["K": "testkey"])
+        #expect(after.stdout.contains("format: 4"), "\(after)")
+        let count = try cli(["query", db, "SELECT count(*) FROM t1", "--key-env", "K", "--format", "json"],
+                            environment: ["K": "testkey"])
+        #expect(count.stdout == "[{\"count(*)\":78536}]\n", "\(count)")
+    }
+
+    @Test("query prints tables, CSV with quoting, and JSON; runs several statements")
+    func query() throws {
+        let folder = try TemporaryDirectory()
+        let db = folder.file("q.db")
+        let setup = "CREATE TABLE t(a, b); INSERT INTO t VALUES (1, 'plain'), (2, 'with, comma \"quoted\"'), (3, NULL)"
+        #expect(try cli(["query", db, setup, "--key-env", "K"], environment: ["K": Self.passphrase]).status == 0)
+        func run(_ format: String) throws -> String {
+            try cli(["query", db, "SELECT a, b FROM t ORDER BY a", "--format", format, "--key-env", "K"],
+                    environment: ["K": Self.passphrase]).stdout
+        }
+        #expect(try run("csv") == "a,b\n1,plain\n2,\"with, comma \"\"quoted\"\"\"\n3,\n")
+        #expect(try run("json") == "[{\"a\":1,\"b\":\"plain\"},{\"a\":2,\"b\":\"with, comma \\\"quoted\\\"\"},{\"a\":3,\"b\":null}]\n")
+        let table = try run("table")
+        #expect(table.hasPrefix("a | b"))
+        #expect(table.contains("3 | NULL"))
+        let two = try cli(["query", db, "SELECT 1 AS x;", "SELECT 2 AS y", "--format", "csv", "--key-env", "K"],
+                          environment: ["K": Self.passphrase])
+        #expect(two.stdout == "x\n1\ny\n2\n", "\(two)")
+        let error = try cli(["query", db, "SELECT * FROM missing", "--key-env", "K"], environment: ["K": Self.passphrase])
+        #expect(error.status == 1)
+        #expect(error.stderr.contains("no such table: missing"))
+    }
+
+    @Test("every command has --help with an example")
+    func help() throws {
+        for command in ["selfcheck", "check", "encrypt", "decrypt", "rekey", "migrate", "info", "query"] {
+            let result = try cli([command, "--help"])
+            #expect(result.status == 0)
+            #expect(result.stdout.contains("Example:"), "\(command)")
+            #expect(result.stdout.contains("sqlcipherkit \(command)"), "\(command)")
+        }
+    }
+}
