@@ -122,6 +122,25 @@ public struct Key: Sendable {
         self.init(kind: .passphrase, material: material)
     }
 
+    /// A raw key with salt from derived key bytes still in wiped storage (no intermediate array).
+    static func rawKey(derived key: UnsafeRawBufferPointer, salt: [UInt8]) -> Key {
+        let digits = Array("0123456789abcdef".utf8)
+        let material = SecureBytes(count: 2 * (key.count + salt.count) + 3) { out in
+            out[0] = UInt8(ascii: "x")
+            out[1] = UInt8(ascii: "'")
+            var index = 2
+            func append(_ byte: UInt8) {
+                out[index] = digits[Int(byte >> 4)]
+                out[index + 1] = digits[Int(byte & 0x0f)]
+                index += 2
+            }
+            key.forEach(append)
+            salt.forEach(append)
+            out[index] = UInt8(ascii: "'")
+        }
+        return Key(kind: .rawKeyWithSalt, material: material)
+    }
+
     private static func checkLength(_ bytes: [UInt8], expected: Int, of what: String) throws(SQLCipherError) {
         guard bytes.count == expected else {
             throw .api(.invalidKey, "\(what) must be \(expected) bytes long, not \(bytes.count)")
