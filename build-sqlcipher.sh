@@ -51,6 +51,14 @@ die() {
     exit 1
 }
 
+# Temporary folders to remove however the script ends (a die inside a function included).
+CLEANUP=()
+cleanup() {
+    local path
+    for path in ${CLEANUP[@]+"${CLEANUP[@]}"}; do rm -rf "$path"; done
+}
+trap cleanup EXIT
+
 # Each phase prints its name when it starts and its duration when the next one starts.
 PHASE_NAME=
 PHASE_START=0
@@ -186,7 +194,9 @@ obtain_source() {
         verify_tarball "$source_file" "local file $source_file" no
         note "source: $source_file (SHA-256 ok)"
         if ! [ "$source_file" -ef "$TARBALL" ]; then
-            cp "$source_file" "$TARBALL.part" && mv "$TARBALL.part" "$TARBALL"
+            cp "$source_file" "$TARBALL.part" || die "cannot copy $source_file into the cache $CACHE_DIR"
+            verify_tarball "$TARBALL.part" "copy of $source_file" yes
+            mv "$TARBALL.part" "$TARBALL" || die "cannot move the tarball into the cache $CACHE_DIR"
         fi
         return
     fi
@@ -222,22 +232,28 @@ generate_amalgamation() {
         note "up to date (pin unchanged): $BUILD_DIR/amalgamation/sqlite3.c"
         return
     fi
-    rm -rf "$BUILD_DIR/src" "$BUILD_DIR/amalgamation" "$BUILD_DIR/include" "$stamp_file"
-    mkdir -p "$BUILD_DIR/src" "$BUILD_DIR/amalgamation" "$BUILD_DIR/include"
-    tar -xzf "$TARBALL" -C "$BUILD_DIR/src"
+    rm -rf "$BUILD_DIR/amalgamation" "$BUILD_DIR/include" "$stamp_file"
+    mkdir -p "$BUILD_DIR/amalgamation" "$BUILD_DIR/include"
+    # SQLCipher's configure and Makefile break on paths with spaces: work in a fresh temporary folder.
+    local work
+    work=$(mktemp -d "${TMPDIR:-/tmp}/sqlcipherkit-amalgamation.XXXXXX")
+    CLEANUP+=("$work")
+    mkdir -p "$work/src" "$work/build"
+    tar -xzf "$TARBALL" -C "$work/src"
     local top
-    top=$(find "$BUILD_DIR/src" -mindepth 1 -maxdepth 1 -type d | head -n1)
+    top=$(find "$work/src" -mindepth 1 -maxdepth 1 -type d | head -n1)
     [ -x "$top/configure" ] || die "the tarball holds no configure script (in $top)"
     local log=$BUILD_DIR/amalgamation/build.log
     # configure only prepares the tclsh generator; the flags that matter are applied when compiling.
-    if ! (cd "$BUILD_DIR/amalgamation" \
+    if ! (cd "$work/build" \
         && "$top/configure" --disable-tcl --enable-tempstore=yes \
             CFLAGS="-DSQLITE_HAS_CODEC -DSQLCIPHER_CRYPTO_OPENSSL" LDFLAGS="-lcrypto" \
         && make sqlite3.c) >"$log" 2>&1; then
         tail -n 30 "$log" >&2
         die "generating the amalgamation failed (full log: $log)"
     fi
-    [ -s "$BUILD_DIR/amalgamation/sqlite3.c" ] || die "make sqlite3.c produced no sqlite3.c"
+    [ -s "$work/build/sqlite3.c" ] || die "make sqlite3.c produced no sqlite3.c"
+    cp "$work/build/sqlite3.c" "$work/build/sqlite3.h" "$BUILD_DIR/amalgamation/"
     grep -q "sqlcipher" "$BUILD_DIR/amalgamation/sqlite3.c" \
         || die "the generated sqlite3.c holds no SQLCipher code: wrong source tree?"
     local version
@@ -245,7 +261,10 @@ generate_amalgamation() {
     [ "$version" = "$PIN_SQLITE_VERSION" ] \
         || die "the source is SQLite $version, the pin says $PIN_SQLITE_VERSION"
     cp "$BUILD_DIR/amalgamation/sqlite3.h" "$BUILD_DIR/include/sqlite3.h"
-    rm -rf "$BUILD_DIR/src"
+    # A fixed timestamp: clang's module hash reads the header's mtime, and the merged archive records that
+    # hash, so a regenerated but identical header must look the same.
+    touch -d "2000-01-01 00:00:00 UTC" "$BUILD_DIR/include/sqlite3.h" "$BUILD_DIR/amalgamation/sqlite3.c" \
+        "$BUILD_DIR/amalgamation/sqlite3.h"
     echo "$stamp" >"$stamp_file"
     note "generated sqlite3.c ($(wc -c <"$BUILD_DIR/amalgamation/sqlite3.c") bytes, SQLite $version)"
 }
@@ -337,7 +356,7 @@ extract_members() {
     for member in "$into"/*; do
         [ -f "$member" ] || continue
         local found
-        found=$(readelf -h "$member" 2>/dev/null | sed -n 's/^ *Machine: *//p')
+        found=$(readelf -h "$member" 2>/dev/null | sed -n 's/^ *Machine: *//p' || true)
         [ "$found" = "$machine" ] \
             || die "$(basename "$archive")($(basename "$member")) is built for '${found:-not ELF}', the target is '$machine'"
     done
@@ -362,8 +381,7 @@ merge_archives() {
     machine=$(elf_machine_for_arch "$arch")
     local work
     work=$(mktemp -d "${TMPDIR:-/tmp}/sqlcipherkit-merge.XXXXXX")
-    # shellcheck disable=SC2064
-    trap "rm -rf '$work'" RETURN
+    CLEANUP+=("$work")
     extract_members "$engine" "$work/engine" "$machine"
     extract_members "$swift_lib" "$work/swift" "$machine"
     # The merge checks the engine itself, so no caller can merge a plain-SQLite engine by mistake.
@@ -450,10 +468,27 @@ assemble_dist() {
     [ -f "$staging/Modules/SQLCipherKit.swiftmodule" ] \
         || die "no SQLCipherKit.swiftmodule under $SWIFT_BIN/Modules: swiftc consumers could not import it"
     write_manifest "$staging" "$(target_triple)"
-    # Replace the previous artifact only now that the new one is complete.
+    STAGING=$staging
+}
+
+# Replaces the previous artifact with the staged one, only once the staged one has passed verification.
+publish_dist() {
+    local final=$DIST_DIR/SQLCipherKit
     rm -rf "$final"
-    mv "$staging" "$final"
+    mv "$STAGING" "$final"
     note "dist: $final"
+}
+
+# Symbols, downstream links and the run-time self-check, all on the staged artifact.
+verify_dist() {
+    local dist=$1
+    "$ROOT/verify-symbols.sh" "$dist/lib/libSQLCipherKit.a" --link-test \
+        --expect-from "$dist/lib/libsqlcipher.a" --expect-from "$SWIFT_ARCHIVE" \
+        || die "the merged artifact failed verification; dist/ was left as it was"
+    "$ROOT/verify-symbols.sh" "$dist/lib/libsqlcipher.a" --link-test --pkg-config \
+        || die "the engine archive failed verification; dist/ was left as it was"
+    "$dist/bin/sqlcipherkit" selfcheck | sed 's/^/  /' \
+        || die "sqlcipherkit selfcheck failed: the engine does not encrypt; dist/ was left as it was"
 }
 
 # -------------------------------------------------------------------------------------------------- main ---
@@ -477,6 +512,11 @@ main() {
         esac
     done
     [ -z "$source_file" ] || source_file=$(realpath "$source_file")
+    if [ "$command" = all ] && [ "$BUILD_DIR" != "$ROOT/Vendor/build" ]; then
+        # The Swift side (shim.h, Package.swift) reads the engine from Vendor/build: another folder would
+        # build the API against a different engine than the one shipped.
+        die "SQLCIPHERKIT_BUILD_DIR applies to 'fetch' and 'engine' only; the full build uses Vendor/build"
+    fi
 
     if [ "$command" = mirrors ]; then
         apt_mirror_uris | while read -r uri; do echo "${uri%/}/$PIN_POOL_PATH/$PIN_TARBALL"; done
@@ -511,17 +551,12 @@ main() {
     fi
     phase "Swift static library (swift build -c release --product SQLCipherKit)"
     build_swift
-    phase "merge and dist/"
+    phase "merge into a staged dist/"
     assemble_dist "$BUILD_DIR/lib/libsqlcipher.a" "$SWIFT_ARCHIVE"
-    phase "verify: symbols, downstream link, run-time self-check"
+    phase "verify the staged artifact: symbols, downstream links, run-time self-check"
+    verify_dist "$STAGING"
+    publish_dist
     local dist=$DIST_DIR/SQLCipherKit
-    "$ROOT/verify-symbols.sh" "$dist/lib/libSQLCipherKit.a" --link-test \
-        --expect-from "$dist/lib/libsqlcipher.a" --expect-from "$SWIFT_ARCHIVE" \
-        || die "the merged artifact failed verification"
-    "$ROOT/verify-symbols.sh" "$dist/lib/libsqlcipher.a" --link-test --pkg-config \
-        || die "the engine archive failed verification"
-    "$dist/bin/sqlcipherkit" selfcheck | sed 's/^/  /' \
-        || die "sqlcipherkit selfcheck failed: the engine does not encrypt"
     phase_end
     cat <<EOF
 

@@ -132,8 +132,11 @@ for source_archive in ${expect_from[@]+"${expect_from[@]}"}; do
         fail "--expect-from: no such archive: $source_archive"
         continue
     fi
-    lost=$(defined_symbols "$source_archive" | LC_ALL=C comm -23 - "$work/defined" | head -n 10 | tr '\n' ' ')
-    [ -z "$lost" ] || fail "symbols defined by $(basename "$source_archive") are missing: $lost"
+    # Collect first, truncate after: `| head` would end comm with SIGPIPE, and pipefail the script.
+    defined_symbols "$source_archive" | LC_ALL=C comm -23 - "$work/defined" >"$work/lost" || true
+    if [ -s "$work/lost" ]; then
+        fail "$(wc -l <"$work/lost") symbols defined by $(basename "$source_archive") are missing: $(sed -n '1,10p' "$work/lost" | tr '\n' ' ')"
+    fi
 done
 [ ${#failures[@]} -eq 0 ] || finish
 printf 'verify-symbols.sh: symbols ok (%s defined; SQLCipher codec and keying present%s)\n' \
@@ -258,15 +261,19 @@ EOF
     if [ "$use_pkg_config" = yes ]; then
         command -v pkg-config >/dev/null || { fail "pkg-config is not installed (apt-get install pkg-config)"; finish; }
         export PKG_CONFIG_PATH=$lib_dir/pkgconfig
-        read -r -a cc_flags <<<"$(pkg-config --cflags --libs sqlcipherkit)" \
+        flags_text=$(pkg-config --cflags --libs sqlcipherkit) \
             || { fail "pkg-config does not know sqlcipherkit in $lib_dir/pkgconfig"; finish; }
-        printf 'verify-symbols.sh: pkg-config --cflags --libs sqlcipherkit: %s\n' "${cc_flags[*]}"
+        # pkg-config escapes spaces in paths with backslashes: let the shell's own word splitting undo that.
+        eval "cc_flags=($flags_text)"
+        printf 'verify-symbols.sh: pkg-config --cflags --libs sqlcipherkit: %s\n' "$flags_text"
     else
         cc_flags=(-DSQLITE_HAS_CODEC -I "$include_dir" "$archive" -lcrypto -lm)
     fi
     # A system SQLite linked first is the harder case: its definitions are seen before the engine's.
     [ "$system_sqlite" = no ] || system_flags=(-Wl,--no-as-needed -lsqlite3 -Wl,--as-needed)
-    if ! "${CC:-cc}" -O1 -o "$program" "$dir/main.c" ${system_flags[@]+"${system_flags[@]}"} "${cc_flags[@]}" \
+    # An implicit declaration would mean the wrong sqlite3.h (without sqlite3_key) was used: make it fatal.
+    if ! "${CC:-cc}" -O1 -Werror=implicit-function-declaration -o "$program" "$dir/main.c" \
+        ${system_flags[@]+"${system_flags[@]}"} "${cc_flags[@]}" \
         >"$dir/build.log" 2>&1; then
         cat "$dir/build.log" >&2
         fail "a C program did not build against $archive"

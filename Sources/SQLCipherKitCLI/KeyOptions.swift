@@ -30,6 +30,7 @@ struct KeySource {
 
     private func material(prompt: String, confirm: Bool) throws -> [UInt8] {
         if let environmentVariable {
+            // The environment's own copy cannot be wiped; this one is, by the caller.
             guard let value = ProcessInfo.processInfo.environment[environmentVariable] else {
                 throw CommandFailure(message: "the environment variable \(environmentVariable) is not set",
                                      status: ExitStatus.usage)
@@ -37,15 +38,16 @@ struct KeySource {
             return Array(value.utf8)
         }
         if let file {
-            guard let data = FileManager.default.contents(atPath: file) else {
+            guard var data = FileManager.default.contents(atPath: file) else {
                 throw CommandFailure(message: "cannot read the key file \(file)", status: ExitStatus.usage)
             }
-            return droppingOneNewline(Array(data))
+            return takingBytes(of: &data)
         }
         if standardInput {
-            return droppingOneNewline(Array(FileHandle.standardInput.readDataToEndOfFile()))
+            var data = FileHandle.standardInput.readDataToEndOfFile()
+            return takingBytes(of: &data)
         }
-        guard let typed = try Prompt.readSecret(prompt) else {
+        guard var typed = try Prompt.readSecret(prompt) else {
             throw CommandFailure(message: "no key given and no terminal to ask on: use --key-env NAME, "
                 + "--key-file PATH or --key-stdin", status: ExitStatus.usage)
         }
@@ -53,18 +55,22 @@ struct KeySource {
             var again = try Prompt.readSecret("Repeat to confirm: ") ?? []
             defer { wipe(&again) }
             guard again == typed else {
-                var mismatch = typed
-                wipe(&mismatch)
+                wipe(&typed)
                 throw CommandFailure(message: "the two entries differ; nothing was changed", status: ExitStatus.usage)
             }
         }
         return typed
     }
 
-    private func droppingOneNewline(_ bytes: [UInt8]) -> [UInt8] {
-        var bytes = bytes
-        if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
-        if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+    /// The bytes of `data` minus one trailing newline, in a new array; `data` is wiped.
+    private func takingBytes(of data: inout Data) -> [UInt8] {
+        var count = data.count
+        if count > 0, data[data.startIndex + count - 1] == UInt8(ascii: "\n") { count -= 1 }
+        if count > 0, data[data.startIndex + count - 1] == UInt8(ascii: "\r") { count -= 1 }
+        let bytes = [UInt8](data.prefix(count))
+        data.withUnsafeMutableBytes { buffer in
+            for index in buffer.indices { buffer[index] = 0 }
+        }
         return bytes
     }
 }

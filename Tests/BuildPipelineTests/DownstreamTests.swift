@@ -45,7 +45,7 @@ struct DownstreamTests {
         #expect(!libraries.contains("libsqlite3"), "\(libraries)")
         #expect(libraries.contains("libcrypto"), "libcrypto should come from the module map's autolink")
         // The program's own code linked the engine statically: SQLCipher's entry points are in it.
-        let symbols = try shell(#"nm "$1" | grep -c ' T sqlite3_key_v2$'"#, program)
+        let symbols = try shell(#"nm "$1" | grep -c ' [Tt] sqlite3_key_v2$'"#, program)
         #expect(symbols.output.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
     }
 
@@ -72,6 +72,45 @@ struct DownstreamTests {
         let folder = try TemporaryDirectory()
         let (program, _) = try linkTest(Repository.engineArchive, ["--pkg-config", "--with-system-sqlite"], in: folder)
         #expect(try linkedLibraries(program).contains("libsqlite3.so"))
+    }
+
+    @Test("a shared library built from the artifact keeps its own engine in a process that has the system SQLite")
+    func sharedLibraryInAProcessWithSystemSQLite() throws {
+        try Repository.requireBuild()
+        let folder = try TemporaryDirectory()
+        try """
+            import SQLCipherKit
+            @_cdecl("plugin_selfcheck")
+            public func pluginSelfCheck() -> Int32 {
+                guard let facts = try? Engine.selfCheck(), facts.cipherVersion.hasPrefix("4.6.1") else { return 0 }
+                return (try? Engine.proveEncryptionAtRest()) != nil ? 1 : 0
+            }
+            """.write(toFile: folder.file("plugin.swift"), atomically: true, encoding: .utf8)
+        try """
+            #include <dlfcn.h>
+            #include <stdio.h>
+            #include <sqlite3.h>
+            int main(int argc, char **argv) {
+                printf("host sqlite: %s\\n", sqlite3_libversion());  /* the system SQLite is loaded first */
+                void *plugin = dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL);
+                if (!plugin) { printf("dlopen: %s\\n", dlerror()); return 2; }
+                int (*check)(void) = (int (*)(void))dlsym(plugin, "plugin_selfcheck");
+                int ok = check && check();
+                printf("plugin selfcheck: %s\\n", ok ? "ok" : "FAILED");
+                return ok ? 0 : 1;
+            }
+            """.write(toFile: folder.file("host.c"), atomically: true, encoding: .utf8)
+        let dist = Repository.dist
+        let build = try shell(#"""
+            set -e
+            cd "$1"
+            swiftc -emit-library plugin.swift -I "$2/Modules" -I "$2/include" -L "$2/lib" -lSQLCipherKit -o libplugin.so
+            cc host.c -o host -lsqlite3 -ldl
+            ./host ./libplugin.so
+            """#, folder.path, dist)
+        #expect(build.status == 0, "\(build)")
+        #expect(build.output.contains("host sqlite: 3."))
+        #expect(build.output.contains("plugin selfcheck: ok"), "\(build)")
     }
 
     @Test("dist/ holds the promised layout, and MANIFEST.json matches the archives")

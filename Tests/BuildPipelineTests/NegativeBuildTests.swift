@@ -35,6 +35,57 @@ struct NegativeBuildTests {
         }
     }
 
+    @Test("with a plain SQLite engine, selfCheck and every open throw notSQLCipher; only the test opt-out writes")
+    func plainEngineIsRefusedAtRunTime() throws {
+        let plain = try Self.plainEngine.get()
+        let swiftArchive = Repository.path(".build/release/libSQLCipherKit.a")
+        let folder = try TemporaryDirectory()
+        try """
+            // Plain SQLite has no sqlite3_key_v2/sqlite3_rekey_v2: stand-ins that accept any key and do nothing,
+            // as a mislinked engine would.
+            int sqlite3_key_v2(void *db, const char *name, const void *key, int length) { return 0; }
+            int sqlite3_rekey_v2(void *db, const char *name, const void *key, int length) { return 0; }
+            """.write(toFile: folder.file("stubs.c"), atomically: true, encoding: .utf8)
+        try """
+            import Foundation
+            import SQLCipherKit
+
+            let path = CommandLine.arguments[1]
+            do {
+                _ = try Engine.selfCheck()
+                print("FAIL: selfCheck passed")
+            } catch SQLCipherError.notSQLCipher {
+                print("ok: selfCheck throws notSQLCipher")
+            }
+            do {
+                _ = try Database(path: path, key: .passphrase("k"))
+                print("FAIL: open passed")
+            } catch SQLCipherError.notSQLCipher {
+                print("ok: open throws notSQLCipher")
+            }
+            print(FileManager.default.fileExists(atPath: path) ? "FAIL: a file was left" : "ok: no file left")
+            // The documented opt-out (tests only) opens anyway: and this engine writes plaintext.
+            let db = try Database(path: path, key: .passphrase("k"),
+                                  configuration: .init(verifiesCipherEngine: false))
+            try db.execute("CREATE TABLE t(v); INSERT INTO t VALUES ('opt-out')")
+            db.close()
+            """.write(toFile: folder.file("main.swift"), atomically: true, encoding: .utf8)
+        let result = try shell(#"""
+            set -e
+            cd "$1"
+            cc -c stubs.c -o stubs.o
+            swiftc main.swift -I "$2/Modules" -I "$2/include" "$3" "$4" stubs.o -o program
+            ./program "$1/test.db"
+            head -c 15 test.db; echo
+            """#, folder.path, Repository.dist, swiftArchive, plain)
+        #expect(result.status == 0, "\(result)")
+        #expect(!result.output.contains("FAIL"), "\(result)")
+        #expect(result.output.contains("ok: selfCheck throws notSQLCipher"))
+        #expect(result.output.contains("ok: open throws notSQLCipher"))
+        #expect(result.output.contains("ok: no file left"))
+        #expect(result.output.contains("SQLite format 3"), "the opt-out wrote with the plain engine: \(result)")
+    }
+
     @Test("the merge refuses an engine without the codec")
     func mergeRejectsPlainEngine() throws {
         let archive = try Self.plainEngine.get()
@@ -91,6 +142,18 @@ struct NegativeBuildTests {
         #expect(result.status != 0, "\(result)")
         #expect(result.output.contains("foreign.o) is built for 'AArch64'"), "\(result)")
         #expect(!FileManager.default.fileExists(atPath: folder.file("out.a")))
+
+        // A member that is not an object at all is named too, not a silent exit.
+        let notELF = try shell(#"""
+            set -e
+            cd "$1"
+            echo 'not an object' > notelf.o
+            cp "$2" libtext.a
+            ar rD libtext.a notelf.o
+            "$3" merge --engine "$4" --swift libtext.a --out out.a
+            """#, folder.path, Repository.mergedArchive, Repository.buildScript, Repository.engineArchive)
+        #expect(notELF.status != 0, "\(notELF)")
+        #expect(notELF.output.contains("notelf.o) is built for 'not ELF'"), "\(notELF)")
     }
 
     @Test("verify-symbols.sh rejects an archive that leaves a sqlite3_* symbol undefined")
@@ -124,6 +187,11 @@ struct NegativeBuildTests {
             """#, folder.path, Repository.verifyScript, Repository.mergedArchive)
         #expect(result.status == 1, "\(result)")
         #expect(result.output.contains("sqlcipherkit_only_here"), "\(result)")
+        // Many lost symbols: still a clear list, not a silent SIGPIPE exit.
+        let many = try run(Repository.verifyScript, [Repository.engineArchive, "--expect-from",
+                                                     Repository.path(".build/release/libSQLCipherKit.a")])
+        #expect(many.status == 1, "\(many)")
+        #expect(many.output.contains("symbols defined by libSQLCipherKit.a are missing: $s12SQLCipherKit"), "\(many)")
     }
 
     @Test("verify-symbols.sh: usage errors exit 64; a missing or non-archive file exits 1")

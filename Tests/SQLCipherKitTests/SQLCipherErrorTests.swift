@@ -58,7 +58,7 @@ struct SQLCipherErrorTests {
         #expect(thrownError { try reader.execute("INSERT INTO t VALUES (1)") }?.kind == .readOnly)
     }
 
-    @Test("every kind has advice of its own, and no description holds key material")
+    @Test("every kind has advice of its own")
     func advice() throws {
         let descriptions = SQLCipherError.Kind.allCases.map { SQLCipherError(kind: $0, message: "").description }
         #expect(Set(descriptions).count == SQLCipherError.Kind.allCases.count)
