@@ -30,6 +30,8 @@ let package = Package(
             name: "SQLCipherKitCLI",
             dependencies: ["SQLCipherKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // Benchmark, not a test: swift run -c release PoolOpeningBenchmark
+        .executableTarget(name: "PoolOpeningBenchmark", dependencies: ["SQLCipherKit"]),
         .testTarget(name: "SQLCipherKitTests", dependencies: ["SQLCipherKit"]),
         .testTarget(name: "BuildPipelineTests"),
         // Spawns the built sqlcipherkit executable (the dependency makes SwiftPM build it first).

@@ -39,6 +39,9 @@ public struct Key: Sendable {
     /// Exactly the bytes `sqlite3_key_v2` receives: the passphrase, or the `x'…'` blob text of a raw key.
     let material: SecureBytes
 
+    /// A key holding nothing, to replace a key that must be forgotten (its old storage is then wiped).
+    static var wiped: Key { Key(kind: .rawKey, material: SecureBytes(count: 0) { _ in }) }
+
     private init(kind: Kind, material: SecureBytes) {
         self.kind = kind
         self.material = material

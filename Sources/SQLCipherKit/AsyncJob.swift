@@ -1,0 +1,58 @@
+import Dispatch
+import Synchronization
+
+/// Runs blocking database work for an `async` caller: on a Dispatch thread (so waiting for a connection never
+/// blocks Swift's cooperative pool), with task cancellation turned into ``SQLCipherError/Kind/interrupted``.
+///
+/// Cancellation before the work starts skips it; during the work it interrupts the connection running it, and
+/// only that one: the job says which connection it holds, under the same lock the cancel handler takes.
+final class AsyncJob: Sendable {
+    private enum State {
+        case pending
+        case running(InterruptHandle)
+        case finished
+        case cancelled
+    }
+
+    private let state = Mutex<State>(.pending)
+
+    /// Runs `work` on `queue` and returns its result to the awaiting task.
+    static func run<Result: Sendable>(on queue: DispatchQueue,
+                                      _ work: @escaping @Sendable (AsyncJob) throws -> Result) async throws -> Result {
+        let job = AsyncJob()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                queue.async {
+                    continuation.resume(with: Swift.Result { try work(job) })
+                }
+            }
+        } onCancel: {
+            job.cancel()
+        }
+    }
+
+    /// Marks the job as running on the connection behind `handle`; throws when it was cancelled already.
+    func start(on handle: InterruptHandle) throws(SQLCipherError) {
+        let cancelled = state.withLock { state -> Bool in
+            if case .cancelled = state { return true }
+            state = .running(handle)
+            return false
+        }
+        if cancelled {
+            throw .api(.interrupted, "the task was cancelled before its database work started")
+        }
+    }
+
+    /// Marks the job as done with its connection: a later cancel no longer touches it.
+    func finish() {
+        state.withLock { $0 = .finished }
+    }
+
+    private func cancel() {
+        state.withLock { state in
+            if case .running(let handle) = state { handle.interrupt() }
+            if case .finished = state { return }
+            state = .cancelled
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// One connection shared safely between threads and tasks: every access is serialized.
+///
+/// ```swift
+/// let queue = try DatabaseQueue(path: path, key: key)
+/// try queue.write { db in try db.execute("INSERT INTO note(body) VALUES (?)", ["hi"]) }
+/// let count = try await queue.read { db in try db.scalar(Int.self, "SELECT count(*) FROM note") }
+/// ```
+///
+/// ``write(_:)`` runs its closure in a transaction (rolled back if it throws); ``read(_:)`` runs its closure
+/// in a read transaction, so it sees one consistent state. The `async` variants wait on a Dispatch thread,
+/// never blocking Swift's cooperative threads; cancelling the task interrupts its statement.
+public final class DatabaseQueue: @unchecked Sendable {
+    // Invariant: `database` is only touched while `lock` is held (the lock is recursive, so a closure may call
+    // read or write again on the same thread). That is what makes the class Sendable.
+    private let lock = NSRecursiveLock()
+    private var database: Database?
+    private let dispatchQueue = DispatchQueue(label: "SQLCipherKit.DatabaseQueue")
+    private let interruptHandle: InterruptHandle
+
+    /// The database file's path.
+    public let path: String
+
+    /// Opens the connection; see ``Database/init(path:key:configuration:)``.
+    public init(path: String, key: Key, configuration: Database.Configuration = .init()) throws(SQLCipherError) {
+        let database = try Database(path: path, key: key, configuration: configuration)
+        self.path = path
+        self.database = database
+        interruptHandle = database.interruptHandle
+    }
+
+    /// Runs `body` with the connection, in a transaction: committed when `body` returns, rolled back when it
+    /// throws.
+    public func write<Result>(_ body: (Database) throws -> Result) throws -> Result {
+        try withDatabase { database in try database.transaction(.immediate) { try body(database) } }
+    }
+
+    /// Runs `body` with the connection, in a read transaction (one consistent snapshot).
+    public func read<Result>(_ body: (Database) throws -> Result) throws -> Result {
+        try withDatabase { database in try database.transaction(.deferred) { try body(database) } }
+    }
+
+    /// ``write(_:)`` for `async` callers.
+    public func write<Result: Sendable>(_ body: @escaping @Sendable (Database) throws -> Result) async throws -> Result {
+        try await AsyncJob.run(on: dispatchQueue) { job in
+            try self.write { database in
+                try job.start(on: self.interruptHandle)
+                defer { job.finish() }
+                return try body(database)
+            }
+        }
+    }
+
+    /// ``read(_:)`` for `async` callers.
+    public func read<Result: Sendable>(_ body: @escaping @Sendable (Database) throws -> Result) async throws -> Result {
+        try await AsyncJob.run(on: dispatchQueue) { job in
+            try self.read { database in
+                try job.start(on: self.interruptHandle)
+                defer { job.finish() }
+                return try body(database)
+            }
+        }
+    }
+
+    /// Closes the connection; later reads and writes throw ``SQLCipherError/Kind/misuse``. Work running now
+    /// finishes first.
+    public func close() {
+        lock.lock()
+        defer { lock.unlock() }
+        database?.close()
+        database = nil
+    }
+
+    private func withDatabase<Result>(_ body: (Database) throws -> Result) throws -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let database else { throw SQLCipherError.api(.misuse, "the database queue is closed", path: path) }
+        return try body(database)
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// The reader connections of a ``DatabasePool``: each used by one thread at a time.
+final class ReaderPool: @unchecked Sendable {
+    // Invariant: `available` is only touched with `lock` held; a connection taken out of it belongs to the
+    // taking thread until it is put back. `permits` counts the connections in `available`.
+    private let lock = NSLock()
+    private var available: [Database]
+    private var all: [Database]
+    private let permits: DispatchSemaphore
+    private let count: Int
+
+    init(count: Int, open: () throws(SQLCipherError) -> Database) throws(SQLCipherError) {
+        var connections: [Database] = []
+        for _ in 0..<count { connections.append(try open()) }
+        available = connections
+        all = connections
+        self.count = count
+        permits = DispatchSemaphore(value: count)
+    }
+
+    /// Runs `body` with a free reader, waiting for one when all are busy.
+    func withReader<Result>(_ body: (Database) throws -> Result) throws -> Result {
+        permits.wait()
+        let reader = lock.withLock { available.removeLast() }
+        defer {
+            lock.withLock { available.append(reader) }
+            permits.signal()
+        }
+        return try body(reader)
+    }
+
+    /// Runs `body` while holding every reader (no read can run).
+    func withAllReaders<Result>(_ body: ([Database]) throws -> Result) throws -> Result {
+        for _ in 0..<count { permits.wait() }
+        defer { for _ in 0..<count { permits.signal() } }
+        return try body(lock.withLock { all })
+    }
+
+    /// ``withAllReaders(_:)`` for typed-throwing bodies.
+    func withAllReadersTyped(_ body: () throws(SQLCipherError) -> Void) throws(SQLCipherError) {
+        for _ in 0..<count { permits.wait() }
+        defer { for _ in 0..<count { permits.signal() } }
+        try body()
+    }
+
+    /// Replaces every reader with a new connection (call while holding all of them).
+    func reopenAll(_ open: () throws(SQLCipherError) -> Database) throws(SQLCipherError) {
+        var connections: [Database] = []
+        for _ in 0..<count { connections.append(try open()) }
+        lock.withLock {
+            all.forEach { $0.close() }
+            all = connections
+            available = connections
+        }
+    }
+
+    /// Interrupts every reader's running statement.
+    func interruptAll() {
+        lock.withLock { all.forEach { $0.interruptHandle.interrupt() } }
+    }
+
+    /// Closes every reader (call while holding all of them).
+    func closeAll() {
+        lock.withLock { all.forEach { $0.close() } }
+    }
+}
