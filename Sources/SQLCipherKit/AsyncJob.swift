@@ -31,6 +31,13 @@ final class AsyncJob: Sendable {
         }
     }
 
+    /// Runs `body` on `database` as this job: cancellation interrupts it only while it runs.
+    func perform<Result>(on database: Database, _ body: (Database) throws -> Result) throws -> Result {
+        try start(on: database.interruptHandle)
+        defer { finish() }
+        return try body(database)
+    }
+
     /// Marks the job as running on the connection behind `handle`; throws when it was cancelled already.
     func start(on handle: InterruptHandle) throws(SQLCipherError) {
         let cancelled = state.withLock { state -> Bool in

@@ -150,22 +150,14 @@ public final class DatabasePool: @unchecked Sendable {
     /// ``write(_:)`` for `async` callers; cancelling the task interrupts its statement.
     public func write<Result: Sendable>(_ body: @escaping @Sendable (Database) throws -> Result) async throws -> Result {
         try await AsyncJob.run(on: writerQueue) { job in
-            try self.write { database in
-                try job.start(on: database.interruptHandle)
-                defer { job.finish() }
-                return try body(database)
-            }
+            try self.write { database in try job.perform(on: database, body) }
         }
     }
 
     /// ``read(_:)`` for `async` callers; cancelling the task interrupts its statement.
     public func read<Result: Sendable>(_ body: @escaping @Sendable (Database) throws -> Result) async throws -> Result {
         try await AsyncJob.run(on: readerQueue) { job in
-            try self.read { database in
-                try job.start(on: database.interruptHandle)
-                defer { job.finish() }
-                return try body(database)
-            }
+            try self.read { database in try job.perform(on: database, body) }
         }
     }
 

@@ -17,7 +17,6 @@ public final class DatabaseQueue: @unchecked Sendable {
     private let lock = NSRecursiveLock()
     private var database: Database?
     private let dispatchQueue = DispatchQueue(label: "SQLCipherKit.DatabaseQueue")
-    private let interruptHandle: InterruptHandle
 
     /// The database file's path.
     public let path: String
@@ -27,7 +26,6 @@ public final class DatabaseQueue: @unchecked Sendable {
         let database = try Database(path: path, key: key, configuration: configuration)
         self.path = path
         self.database = database
-        interruptHandle = database.interruptHandle
     }
 
     /// Runs `body` with the connection, in a transaction: committed when `body` returns, rolled back when it
@@ -44,22 +42,14 @@ public final class DatabaseQueue: @unchecked Sendable {
     /// ``write(_:)`` for `async` callers.
     public func write<Result: Sendable>(_ body: @escaping @Sendable (Database) throws -> Result) async throws -> Result {
         try await AsyncJob.run(on: dispatchQueue) { job in
-            try self.write { database in
-                try job.start(on: self.interruptHandle)
-                defer { job.finish() }
-                return try body(database)
-            }
+            try self.write { database in try job.perform(on: database, body) }
         }
     }
 
     /// ``read(_:)`` for `async` callers.
     public func read<Result: Sendable>(_ body: @escaping @Sendable (Database) throws -> Result) async throws -> Result {
         try await AsyncJob.run(on: dispatchQueue) { job in
-            try self.read { database in
-                try job.start(on: self.interruptHandle)
-                defer { job.finish() }
-                return try body(database)
-            }
+            try self.read { database in try job.perform(on: database, body) }
         }
     }
 
