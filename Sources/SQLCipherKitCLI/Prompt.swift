@@ -14,9 +14,9 @@ enum Prompt {
         tcgetattr(STDIN_FILENO, &original)
         var silent = original
         silent.c_lflag &= ~tcflag_t(ECHO)
-        tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
+        tcsetattr(STDIN_FILENO, TCSANOW, &silent)
         defer {
-            tcsetattr(STDIN_FILENO, TCSAFLUSH, &original)
+            tcsetattr(STDIN_FILENO, TCSANOW, &original)
             standardError("\n")
         }
         var bytes: [UInt8] = []

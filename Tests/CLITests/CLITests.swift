@@ -224,6 +224,36 @@ struct CLITests {
         #expect(error.stderr.contains("no such table: missing"))
     }
 
+    @Test("on a terminal: a no-echo prompt for the key and a progress bar; without one: nothing on stderr")
+    func terminal() throws {
+        let folder = try TemporaryDirectory()
+        let db = folder.file("big.db")
+        let setup = "CREATE TABLE t(a); WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000) "
+            + "INSERT INTO t SELECT hex(randomblob(100)) FROM c"
+        #expect(try cli(["query", db, setup, "--key-env", "K"], environment: ["K": Self.passphrase]).status == 0)
+
+        let quiet = try cli(["decrypt", db, folder.file("quiet.db"), "--key-env", "K"], environment: ["K": Self.passphrase])
+        #expect(quiet.status == 0)
+        #expect(quiet.stderr.isEmpty, "no progress output without a terminal: \(quiet)")
+
+        // `script` gives the tool a pseudo-terminal; the passphrase is typed at the prompt.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-q", "-e", "-c", "'\(CLI.executable)' decrypt '\(db)' '\(folder.file("typed.db"))'", "/dev/null"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        input.fileHandleForWriting.write(Data((Self.passphrase + "\n").utf8))
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.contains("Key for \(db): "))
+        #expect(text.contains("decrypt [##############################] 100%"), "\(text)")
+        #expect(FileManager.default.fileExists(atPath: folder.file("typed.db")))
+    }
+
     @Test("every command has --help with an example")
     func help() throws {
         for command in ["selfcheck", "check", "encrypt", "decrypt", "rekey", "migrate", "info", "query"] {
