@@ -92,16 +92,18 @@ struct DatabasePoolTests {
         let pool = try DatabasePool(path: path, key: .rawKey([UInt8](repeating: 1, count: 32)),
                                     configuration: .init(readerCount: 4))
         try await pool.write { db in try db.execute("CREATE TABLE t(batch INTEGER, amount INTEGER)") }
-        let deadline = ContinuousClock.now + .seconds(3)
+        // A fixed amount of work rather than a deadline: on a busy machine the tasks may start late, and each
+        // writer still commits its batches while the readers keep reading until the last writer is done.
+        let batchesPerWriter = 60
         let acknowledged = Shared<[Int]>([])
+        let writersDone = Shared(0)
 
         try await withThrowingTaskGroup(of: Void.self) { group in
             for writer in 0..<4 {
                 group.addTask {
-                    var batch = writer * 1_000_000
-                    while ContinuousClock.now < deadline {
-                        batch += 1
-                        let id = batch
+                    defer { writersDone.update { $0 += 1 } }
+                    for batch in 0..<batchesPerWriter {
+                        let id = writer * 1_000_000 + batch
                         // Each transaction inserts a pair summing to zero: a reader seeing one row of a pair
                         // would see a partial transaction.
                         try await pool.write { db in
@@ -115,7 +117,8 @@ struct DatabasePoolTests {
             for _ in 0..<8 {
                 group.addTask {
                     var lastCount = 0
-                    while ContinuousClock.now < deadline {
+                    var reads = 0
+                    while writersDone.get() < 4 || reads == 0 {
                         let (count, sum, odd) = try await pool.read { db in
                             (try db.scalar(Int.self, "SELECT count(*) FROM t") ?? 0,
                              try db.scalar(Int.self, "SELECT coalesce(sum(amount), 0) FROM t") ?? 0,
@@ -124,13 +127,14 @@ struct DatabasePoolTests {
                         #expect(count % 2 == 0 && sum == 0 && odd == 0, "a reader saw a partial transaction")
                         #expect(count >= lastCount, "a reader went back in time")
                         lastCount = count
+                        reads += 1
                     }
                 }
             }
             try await group.waitForAll()
         }
         let ids = acknowledged.get()
-        #expect(ids.count > 50, "too few writes to prove anything: \(ids.count)")
+        #expect(ids.count == 4 * batchesPerWriter)
         let stored = try await pool.read { db in
             try Set(db.fetchAll("SELECT DISTINCT batch FROM t").map { try $0.get(0, as: Int.self) })
         }
