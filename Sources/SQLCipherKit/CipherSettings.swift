@@ -105,6 +105,16 @@ public struct CipherSettings: Sendable, Equatable {
         }
     }
 
+    /// Throws unless a file with these settings keeps a salt that `key` can reopen it with: with a plaintext
+    /// header the salt is not stored in the file, so it must be given here (or be part of a raw key).
+    func requireRecoverableSalt(for key: Key?) throws(SQLCipherError) {
+        guard let key, let header = plaintextHeaderSize, header > 0, salt == nil, key.kind != .rawKeyWithSalt else {
+            return
+        }
+        throw .api(.invalidArgument, "a plaintext header keeps the salt out of the file: pass CipherSettings.salt "
+            + "(16 bytes you store with the key) or a raw key with its salt")
+    }
+
     /// The pragmas that apply these settings to `schema`, in SQLCipher's required order.
     func pragmas(schema: String) -> [String] {
         let prefix = "PRAGMA \(schema.quotedIdentifier)."

@@ -3,9 +3,12 @@ import CSQLCipher
 extension Database {
     /// Re-encrypts the database with `newKey`, of any kind (passphrase ↔ raw), through `sqlite3_rekey_v2`.
     ///
-    /// Every page is rewritten in one transaction; on failure the database keeps its old key. Reopen with the
-    /// new key afterwards. To remove encryption, use ``export(to:key:cipher:)`` with no key or
-    /// ``Database/decrypt(path:key:cipher:)``.
+    /// Every page is rewritten in one transaction. SQLCipher's rekey reports no failure of its own (when it
+    /// cannot lock the database it rolls back and returns success), so the result is checked: a fresh connection
+    /// must open the file with `newKey` and find every page authentic. When it cannot, the file still holds the
+    /// old key and this connection, whose write key would now be wrong, is closed: the call throws
+    /// ``SQLCipherError/Kind/busy`` and nothing was changed; reopen with the old key. To remove encryption, use
+    /// ``export(to:key:cipher:replacing:progress:)`` with no key or ``Database/decrypt(path:key:cipher:progress:)``.
     public func rekey(to newKey: Key) throws(SQLCipherError) {
         let db = try openHandle()
         guard !isInTransaction else {
@@ -16,6 +19,21 @@ extension Database {
         }
         guard code == SQLITE_OK else {
             throw SQLCipherError(code: code, connection: db, path: path)
+        }
+        guard path != ":memory:", !path.isEmpty else { return }
+        do throws(SQLCipherError) {
+            var check = configuration
+            check.mode = .readOnly
+            let verifier = try Database(path: path, key: newKey, configuration: check)
+            defer { verifier.close() }
+            guard try verifier.cipherIntegrityCheck().allSatisfy({ !$0.isFailure }) else {
+                throw SQLCipherError.api(.corrupt, "pages fail their HMAC under the new key")
+            }
+        } catch {
+            close()
+            throw .api(.busy, "the rekey did not take effect (another connection held a lock, or it was interrupted): "
+                + "the file keeps its old key; this connection was closed, reopen it with the old key and retry "
+                + "(\(error.message))", path: path)
         }
     }
 
@@ -63,6 +81,12 @@ extension Database {
 
         /// The message.
         public var description: String { message }
+
+        /// Whether this reports damage, as opposed to a check that could not run (no HMAC in SQLCipher 1
+        /// files, or no file behind an in-memory database).
+        public var isFailure: Bool {
+            !message.hasPrefix("HMAC is not enabled") && !message.hasPrefix("database file is undefined")
+        }
     }
 
     /// Checks every page's HMAC without decoding the database: the problems found, empty when every page is
@@ -70,9 +94,14 @@ extension Database {
     public func cipherIntegrityCheck() throws(SQLCipherError) -> [CipherIntegrityProblem] {
         try fetchAll("PRAGMA cipher_integrity_check").map { row in
             let message = (try? row.get(0, as: String.self)) ?? ""
-            let page = message.split(separator: " ").last.flatMap { Int($0) }
-            return CipherIntegrityProblem(message: message, page: message.contains("page") ? page : nil)
+            return CipherIntegrityProblem(message: message, page: Self.pageNumber(in: message))
         }
+    }
+
+    /// The number after "page " in a message, if any.
+    static func pageNumber(in message: String) -> Int? {
+        guard let range = message.range(of: "page ") else { return nil }
+        return Int(message[range.upperBound...].prefix { $0.isNumber })
     }
 
     /// Runs SQLite's `PRAGMA integrity_check`: the problems found, empty when the database is sound.

@@ -30,7 +30,7 @@ extension Database {
             throw .api(.invalidArgument, "'\(targetPath)' already exists: export writes a new file", path: targetPath)
         }
         let temporary = try writeExport(near: targetPath, key: key, cipher: cipher, progress: progress)
-        try FileReplacement.move(temporary, to: targetPath)
+        try FileReplacement.move(temporary, to: targetPath, replacing: replacing)
     }
 
     /// Exports into a new temporary file beside `targetPath`, synced to disk; returns its path. On failure
@@ -38,6 +38,7 @@ extension Database {
     func writeExport(near targetPath: String, key: Key?, cipher: CipherSettings,
                      progress: ((Double) -> Void)? = nil) throws(SQLCipherError) -> String {
         try cipher.validate()
+        try cipher.requireRecoverableSalt(for: key)
         let temporary = FileReplacement.temporaryPath(near: targetPath)
         // The copy is about as large as the source: its growing size measures the progress.
         let expectedBytes = Double(max(1, try pageCount() * pageSize()))
@@ -95,13 +96,24 @@ enum FileReplacement {
 
     /// Renames the finished `temporary` to `path` (replacing it), then syncs the folder so the rename is
     /// durable. On failure `temporary` is removed and `path` is untouched.
-    static func move(_ temporary: String, to path: String) throws(SQLCipherError) {
+    static func move(_ temporary: String, to path: String, replacing: Bool = true) throws(SQLCipherError) {
         do throws(SQLCipherError) {
             #if DEBUG
             if let hook = beforeRename.withLock({ $0 }) { try hook(temporary) }
             #endif
-            guard rename(temporary, path) == 0 else {
-                throw SQLCipherError.api(.ioError, "cannot rename the new file into place: \(errnoText())", path: path)
+            if replacing {
+                guard rename(temporary, path) == 0 else {
+                    throw SQLCipherError.api(.ioError, "cannot rename the new file into place: \(errnoText())", path: path)
+                }
+            } else {
+                // link() fails if the target exists: a file that appeared since the check is never replaced.
+                guard link(temporary, path) == 0 else {
+                    let exists = errno == EEXIST
+                    throw SQLCipherError.api(exists ? .invalidArgument : .ioError,
+                                             exists ? "'\(path)' already exists: export writes a new file"
+                                                    : "cannot link the new file into place: \(errnoText())", path: path)
+                }
+                unlink(temporary)
             }
         } catch {
             remove(temporary)

@@ -45,19 +45,15 @@ extension Database {
             throw error
         }
         source.close()
-        // A log or hot journal still beside the file belongs to another connection: replacing the file under
-        // it would lose or corrupt data.
-        for suffix in ["-wal", "-journal"] {
-            var status = stat()
-            if stat(path + suffix, &status) == 0, status.st_size > 0 {
-                FileReplacement.remove(temporary)
-                throw .api(.busy, "another connection still uses the database (\(path + suffix) exists)", path: path)
-            }
+        // SQLite removes a WAL database's -wal and -shm when its last connection closes, and a rollback journal
+        // at commit. Any of them still here belongs to another connection (or a crash): replacing the file under
+        // it would lose what it writes next.
+        for suffix in ["-wal", "-shm", "-journal"] where access(path + suffix, F_OK) == 0 {
+            FileReplacement.remove(temporary)
+            throw .api(.busy, "another connection still has the database open (\(path + suffix) exists): close it "
+                + "first; after a crash, open and close the database once to recover", path: path)
         }
         try FileReplacement.move(temporary, to: path)
-        for suffix in ["-wal", "-shm", "-journal"] {
-            unlink(path + suffix)
-        }
     }
 
     /// Upgrades a SQLCipher 1, 2 or 3 database at `path` to SQLCipher 4's format in place, with

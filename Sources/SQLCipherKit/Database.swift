@@ -76,6 +76,7 @@ public final class Database {
         self.path = path
         self.configuration = configuration
         try configuration.cipher.validate()
+        try configuration.cipher.requireRecoverableSalt(for: key)
         let isFile = path != ":memory:" && !path.isEmpty
         let existedBefore = isFile && access(path, F_OK) == 0
         if isFile && !existedBefore && configuration.mode != .readWriteCreate {
@@ -83,6 +84,8 @@ public final class Database {
         }
         let handle = try Database.openHandle(path: path, mode: configuration.mode)
         self.handle = handle
+        // Before the first read, so that the pre-flight read waits for another connection's lock too.
+        sqlite3_busy_timeout(handle, Int32(clamping: configuration.busyTimeout.milliseconds))
         interruptHandle = InterruptHandle(handle)
         do throws(SQLCipherError) {
             if let key {
@@ -97,7 +100,6 @@ public final class Database {
             if preflight {
                 try readSchemaOnce()
             }
-            sqlite3_busy_timeout(handle, Int32(clamping: configuration.busyTimeout.milliseconds))
         } catch {
             close()
             if isFile && !existedBefore {

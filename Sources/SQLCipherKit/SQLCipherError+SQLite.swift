@@ -16,7 +16,10 @@ extension SQLCipherError {
         let extended = connection.map { sqlite3_extended_errcode($0) } ?? code
         let text = message ?? connection.map { String(cString: sqlite3_errmsg($0)) }
             ?? String(cString: sqlite3_errstr(code))
-        self.init(kind: Self.kind(of: primary), resultCode: primary,
+        // Some corruption surfaces as a generic SQLITE_ERROR (sqlcipher_export, integrity checks): the message
+        // tells.
+        let kind = primary == SQLITE_ERROR && text.contains("malformed") ? .corrupt : Self.kind(of: primary)
+        self.init(kind: kind, resultCode: primary,
                   extendedResultCode: extended & 0xff == primary ? extended : code,
                   message: text, sql: sql, path: path)
     }

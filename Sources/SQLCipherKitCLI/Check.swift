@@ -22,7 +22,7 @@ struct Check: ParsableCommand {
                                   configuration: .init(mode: .readOnly, cipher: cipher.settings()))
             var failures: [String] = []
             for problem in try db.cipherIntegrityCheck() {
-                if problem.page != nil {
+                if problem.isFailure {
                     failures.append(problem.message)
                 } else {
                     print("note: \(problem.message)")

@@ -63,6 +63,7 @@ enum Transfer {
     static func export(_ source: Database, to output: String, key: Key?, cipher: CipherSettings, force: Bool,
                        label: String) throws {
         let bar = ProgressBar(label)
+        Interruption.route(to: source.interruptHandle)
         do {
             try source.export(to: output, key: key, cipher: cipher, replacing: force, progress: bar.update)
         } catch {

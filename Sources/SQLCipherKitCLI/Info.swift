@@ -20,6 +20,9 @@ struct Info: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
+            guard FileManager.default.fileExists(atPath: database) else {
+                throw CommandFailure(message: "\(database) does not exist: check the path", status: ExitStatus.failure)
+            }
             let info: DatabaseInfo
             if !key.source.isGiven, let plain = try? Database.inspect(path: database, key: nil) {
                 info = plain

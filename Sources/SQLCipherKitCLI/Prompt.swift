@@ -19,11 +19,14 @@ enum Prompt {
             tcsetattr(STDIN_FILENO, TCSANOW, &original)
             standardError("\n")
         }
+        // Room for any passphrase up front: growing the array would leave unwiped copies behind.
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(4096)
         var byte: UInt8 = 0
-        while read(STDIN_FILENO, &byte, 1) == 1, byte != UInt8(ascii: "\n") {
+        while bytes.count < 4096, read(STDIN_FILENO, &byte, 1) == 1, byte != UInt8(ascii: "\n") {
             bytes.append(byte)
         }
+        byte = 0
         return bytes
     }
 }

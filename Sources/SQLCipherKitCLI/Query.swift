@@ -6,7 +6,7 @@ struct Query: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run SQL and print the rows.",
         discussion: """
-            A missing database is created, encrypted with the key. The SQL arguments are joined with spaces; several statements run in order, each printing its rows. \
+            With --create, a missing database is created, encrypted with the key. The SQL arguments are joined with spaces; several statements run in order, each printing its rows. \
             Blobs print as hex (x'…'); NULL as NULL (table), an empty field (csv) or null (json).
 
             Example:
@@ -21,6 +21,7 @@ struct Query: ParsableCommand {
     @Argument(help: "The database file.") var database: String
     @Argument(help: "The SQL to run.") var sql: [String]
     @Option(help: "Output format: table, csv or json.") var format: Format = .table
+    @Flag(help: "Create the database (encrypted with the key) if it does not exist.") var create = false
     @OptionGroup var key: KeyOptions
     @OptionGroup var cipher: CipherOptions
 
@@ -33,7 +34,9 @@ struct Query: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let db = try Database(path: database, key: key.source.key(prompt: "Key for \(database): "),
-                                  configuration: .init(mode: .readWriteCreate, cipher: cipher.settings()))
+                                  configuration: .init(mode: create ? .readWriteCreate : .readWrite,
+                                                       cipher: cipher.settings()))
+            Interruption.route(to: db.interruptHandle)
             try db.forEachStatement(in: sql.joined(separator: " ")) { statement, cursor in
                 guard statement.columnCount > 0 else {
                     while try cursor.next() != nil {}

@@ -24,6 +24,7 @@ struct Rekey: ParsableCommand {
                                   configuration: .init(mode: .readWrite, cipher: cipher.settings()))
             let replacement = try newKey.source.key(prompt: "New key for \(database): ", confirm: true)
             let bar = ProgressBar("rekey")
+            Interruption.route(to: db.interruptHandle)
             try bar.spinning { try db.rekey(to: replacement) }
             bar.finish()
         }

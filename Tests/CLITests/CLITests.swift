@@ -25,7 +25,7 @@ struct CLITests {
     func makeDatabase(_ path: String, rows: Int = 3) throws {
         let sql = "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT); WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL "
             + "SELECT x + 1 FROM c WHERE x < \(rows)) INSERT INTO t(v) SELECT 'row ' || x || ' ' || hex(randomblob(64)) FROM c"
-        let result = try cli(["query", path, sql, "--key-env", "K"], environment: ["K": Self.passphrase])
+        let result = try cli(["query", path, sql, "--create", "--key-env", "K"], environment: ["K": Self.passphrase])
         #expect(result.status == 0, "\(result)")
     }
 
@@ -71,7 +71,7 @@ struct CLITests {
         let folder = try TemporaryDirectory()
         for (name, hex) in [("raw.db", Self.rawHex), ("salted.db", Self.rawSaltHex)] {
             let db = folder.file(name)
-            let create = try cli(["query", db, "CREATE TABLE t(a); INSERT INTO t VALUES (42)", "--key-env", "R", "--raw"],
+            let create = try cli(["query", db, "CREATE TABLE t(a); INSERT INTO t VALUES (42)", "--create", "--key-env", "R", "--raw"],
                                  environment: ["R": hex])
             #expect(create.status == 0, "\(create)")
             let read = try cli(["query", db, "SELECT a FROM t", "--key-env", "R", "--raw", "--format", "csv"],
@@ -206,7 +206,7 @@ struct CLITests {
         let folder = try TemporaryDirectory()
         let db = folder.file("q.db")
         let setup = "CREATE TABLE t(a, b); INSERT INTO t VALUES (1, 'plain'), (2, 'with, comma \"quoted\"'), (3, NULL)"
-        #expect(try cli(["query", db, setup, "--key-env", "K"], environment: ["K": Self.passphrase]).status == 0)
+        #expect(try cli(["query", db, setup, "--create", "--key-env", "K"], environment: ["K": Self.passphrase]).status == 0)
         func run(_ format: String) throws -> String {
             try cli(["query", db, "SELECT a, b FROM t ORDER BY a", "--format", format, "--key-env", "K"],
                     environment: ["K": Self.passphrase]).stdout
@@ -230,7 +230,7 @@ struct CLITests {
         let db = folder.file("big.db")
         let setup = "CREATE TABLE t(a); WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000) "
             + "INSERT INTO t SELECT hex(randomblob(100)) FROM c"
-        #expect(try cli(["query", db, setup, "--key-env", "K"], environment: ["K": Self.passphrase]).status == 0)
+        #expect(try cli(["query", db, setup, "--create", "--key-env", "K"], environment: ["K": Self.passphrase]).status == 0)
 
         let quiet = try cli(["decrypt", db, folder.file("quiet.db"), "--key-env", "K"], environment: ["K": Self.passphrase])
         #expect(quiet.status == 0)
@@ -252,6 +252,65 @@ struct CLITests {
         #expect(text.contains("Key for \(db): "))
         #expect(text.contains("decrypt [##############################] 100%"), "\(text)")
         #expect(FileManager.default.fileExists(atPath: folder.file("typed.db")))
+    }
+
+    @Test("query does not create a missing database without --create; info names a missing file")
+    func noAccidentalFiles() throws {
+        let folder = try TemporaryDirectory()
+        let typo = try cli(["query", folder.file("typo.db"), "SELECT 1", "--key-env", "K"], environment: ["K": Self.passphrase])
+        #expect(typo.status == 1, "\(typo)")
+        let info = try cli(["info", folder.file("typo.db")])
+        #expect(info.status == 1, "\(info)")
+        #expect(info.stderr.contains("does not exist"))
+        #expect(try folder.names().isEmpty)
+    }
+
+    @Test("check fails (4) on trailing garbage and decrypt fails (4) on a damaged page")
+    func damage() throws {
+        let folder = try TemporaryDirectory()
+        let db = folder.file("damaged.db")
+        try makeDatabase(db, rows: 400)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: db))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(repeating: 0x5a, count: 100))
+        try handle.close()
+        let check = try cli(["check", db, "--key-env", "K"], environment: ["K": Self.passphrase])
+        #expect(check.status == 4, "\(check)")
+
+        let flipped = folder.file("flipped.db")
+        try makeDatabase(flipped, rows: 400)
+        var bytes = try contents(flipped)
+        bytes[4096 * 3 + 500] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: flipped))
+        let decrypt = try cli(["decrypt", flipped, folder.file("out.db"), "--key-env", "K"], environment: ["K": Self.passphrase])
+        #expect(decrypt.status == 4, "\(decrypt)")
+        #expect(try folder.names() == ["damaged.db", "flipped.db"], "a failed decrypt left files behind")
+    }
+
+    @Test("Ctrl-C during decrypt stops it and leaves no partial plaintext file")
+    func interruptedDecrypt() throws {
+        let folder = try TemporaryDirectory()
+        let db = folder.file("large.db")
+        try makeDatabase(db, rows: 150_000)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLI.executable)
+        process.arguments = ["decrypt", db, folder.file("plain.db"), "--key-env", "K"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["K": Self.passphrase]) { $1 }
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait until the temporary copy is being written, then interrupt.
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning, Date() < deadline,
+              try !folder.names().contains(where: { $0.contains(".sqlcipherkit-") }) {
+            usleep(2000)
+        }
+        let interruptedMidway = process.isRunning
+        process.interrupt()
+        process.waitUntilExit()
+        #expect(interruptedMidway, "the decrypt finished before it could be interrupted; make the database larger")
+        #expect(process.terminationStatus != 0)
+        let left = try folder.names()
+        #expect(left == ["large.db"], "left behind: \(left)")
     }
 
     @Test("every command has --help with an example")

@@ -57,6 +57,41 @@ struct CipherOperationTests {
         #expect(try !data(contents(of: path), contains: marker))
     }
 
+    @Test("a rekey that cannot lock the database throws, keeps the old key, and loses nothing")
+    func contendedRekey() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("contended.db")
+        let marker = "contended-\(UUID().uuidString)"
+        try create(path, key: .passphrase("old"), marker: marker)
+        let rekeyer = try Database(path: path, key: .passphrase("old"), configuration: .init(busyTimeout: .milliseconds(100)))
+        let holder = try Database(path: path, key: .passphrase("old"))
+        try holder.execute("BEGIN EXCLUSIVE")
+        let error = thrownError { try rekeyer.rekey(to: .passphrase("new")) }
+        #expect(error?.kind == .busy, "\(String(describing: error))")
+        #expect(rekeyer.isClosed, "a connection whose write key may be wrong must not stay open")
+        try holder.execute("ROLLBACK")
+        holder.close()
+        let reopened = try Database(path: path, key: .passphrase("old"))
+        #expect(try readMarker(in: reopened) == marker)
+        #expect(try reopened.cipherIntegrityCheck().isEmpty)
+        #expect(thrownError { try Database(path: path, key: .passphrase("new")) }?.kind == .wrongKeyOrNotADatabase)
+    }
+
+    @Test("encrypt in place refuses a database another connection has open in WAL mode")
+    func encryptWhileOpenElsewhere() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("shared.db")
+        let other = try Database(unencryptedPath: path)
+        try other.setJournalMode(.wal)
+        try other.execute("CREATE TABLE t(v TEXT); INSERT INTO t VALUES ('before')")
+        #expect(thrownError { try Database.encrypt(path: path, key: .passphrase("k")) }?.kind == .busy)
+        try other.execute("INSERT INTO t VALUES ('after')")
+        other.close()
+        #expect(try folder.fileNames() == ["shared.db"])
+        let check = try Database(unencryptedPath: path)
+        #expect(try check.scalar(Int.self, "SELECT count(*) FROM t") == 2, "a write was lost")
+    }
+
     @Test("rekey inside a transaction is refused")
     func rekeyInTransaction() throws {
         let database = try Database(path: ":memory:", key: .passphrase("k"))

@@ -24,9 +24,14 @@ struct PlaintextHeaderTests {
         #expect(!data(bytes, contains: marker))
         #expect(try Database(path: path, key: .passphrase("k"), configuration: .init(cipher: settings))
             .scalar(String.self, "SELECT v FROM t") == marker)
-        // Without the salt, the key derives from the plaintext header's bytes: wrong.
+        // Without the salt it cannot open: refused up front, before anything is read.
         #expect(thrownError {
             try Database(path: path, key: .passphrase("k"),
+                         configuration: .init(cipher: CipherSettings(plaintextHeaderSize: 32)))
+        }?.kind == .invalidArgument)
+        // A raw key with the wrong salt is simply the wrong key.
+        #expect(thrownError {
+            try Database(path: path, key: .rawKey([UInt8](repeating: 1, count: 32), salt: [UInt8](repeating: 2, count: 16)),
                          configuration: .init(cipher: CipherSettings(plaintextHeaderSize: 32)))
         }?.kind == .wrongKeyOrNotADatabase)
         #expect(thrownError { try Database(path: path, key: .passphrase("k")) }?.kind == .wrongKeyOrNotADatabase)
@@ -59,10 +64,10 @@ struct PlaintextHeaderTests {
         #expect(try reopened.userVersion() == 3)
         #expect(try reopened.journalMode() == journalMode)
         reopened.close()
-        // A raw key with the salt opens it too, with no external salt setting.
+        // Without the salt, refused: the file alone cannot tell it.
         #expect(thrownError {
             try Database(path: path, key: key, configuration: .init(cipher: CipherSettings(plaintextHeaderSize: 32)))
-        }?.kind == .wrongKeyOrNotADatabase)
+        }?.kind == .invalidArgument)
     }
 
     @Test("cipher_integrity_check names the page whose byte was flipped; integrity_check passes when intact")
@@ -90,6 +95,17 @@ struct PlaintextHeaderTests {
         #expect(problems == [Database.CipherIntegrityProblem(message: "HMAC verification failed for page 3", page: 3)])
         // Reading the damaged page fails as corrupt, never as silently wrong data.
         #expect(thrownError { try damaged.fetchAll("SELECT v FROM t") }?.kind == .corrupt)
+    }
+
+    @Test("an export to a plaintext header without a salt is refused: the file could never be opened")
+    func exportNeedsSalt() throws {
+        let folder = try TemporaryDirectory()
+        let database = try Database(path: folder.path("a.db"), key: .passphrase("k"))
+        try database.execute("CREATE TABLE t(a)")
+        #expect(thrownError {
+            try database.export(to: folder.path("b.db"), key: .passphrase("k"), cipher: CipherSettings(plaintextHeaderSize: 32))
+        }?.kind == .invalidArgument)
+        #expect(try folder.fileNames() == ["a.db"])
     }
 
     @Test("cipher settings out of range are typed errors, before anything is opened")
