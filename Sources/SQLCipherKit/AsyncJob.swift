@@ -32,10 +32,27 @@ final class AsyncJob: Sendable {
     }
 
     /// Runs `body` on `database` as this job: cancellation interrupts it only while it runs.
+    ///
+    /// `sqlite3_interrupt` does nothing between two statements, so the connection also checks for cancellation
+    /// before each statement starts, and a progress handler while it runs.
     func perform<Result>(on database: Database, _ body: (Database) throws -> Result) throws -> Result {
         try start(on: database.interruptHandle)
-        defer { finish() }
-        return try body(database)
+        database.isCancelled = { self.isCancelled }
+        defer {
+            database.isCancelled = nil
+            finish()
+        }
+        return try database.withProgressHandlerRethrowing(every: 1000, { self.isCancelled }) {
+            try body(database)
+        }
+    }
+
+    /// Whether the task was cancelled (while the job runs).
+    var isCancelled: Bool {
+        state.withLock { state in
+            if case .cancelled = state { return true }
+            return false
+        }
     }
 
     /// Marks the job as running on the connection behind `handle`; throws when it was cancelled already.
@@ -62,4 +79,5 @@ final class AsyncJob: Sendable {
             state = .cancelled
         }
     }
+
 }

@@ -6,6 +6,18 @@ extension Database {
     /// ``SQLCipherError/Kind/interrupted``).
     func withProgressHandler<Result>(every instructions: Int32, _ handler: @escaping () -> Bool,
                                      _ body: () throws(SQLCipherError) -> Result) throws(SQLCipherError) -> Result {
+        do {
+            return try withProgressHandlerRethrowing(every: instructions, handler) { try body() }
+        } catch let error as SQLCipherError {
+            throw error
+        } catch {
+            throw .api(.sqlite, "\(error)", path: path)
+        }
+    }
+
+    /// ``withProgressHandler(every:_:_:)`` for bodies that throw any error.
+    func withProgressHandlerRethrowing<Result>(every instructions: Int32, _ handler: @escaping () -> Bool,
+                                               _ body: () throws -> Result) throws -> Result {
         let db = try openHandle()
         let box = ProgressBox(handler)
         let context = Unmanaged.passRetained(box).toOpaque()

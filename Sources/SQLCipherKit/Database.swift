@@ -37,6 +37,17 @@ public final class Database {
     /// The number of savepoints opened by ``transaction(_:_:)`` and ``savepoint(_:)`` that are still open.
     var savepointDepth = 0
 
+    /// Set while an `async` job runs on this connection: true once its task is cancelled, so the next statement
+    /// does not start.
+    var isCancelled: (() -> Bool)?
+
+    /// Throws ``SQLCipherError/Kind/interrupted`` when the task running on this connection was cancelled.
+    func checkCancellation() throws(SQLCipherError) {
+        if let isCancelled, isCancelled() {
+            throw .api(.interrupted, "the task was cancelled", path: path)
+        }
+    }
+
     /// Opens (or creates) the encrypted database at `path` with `key`.
     ///
     /// The order is SQLCipher's: open, key, cipher settings, the `cipher_version` check, then a read of the
@@ -150,6 +161,7 @@ public final class Database {
     /// - Throws: ``SQLCipherError`` naming the failure; the statements before it have run.
     public func execute(_ sql: String) throws(SQLCipherError) {
         let db = try openHandle()
+        try checkCancellation()
         var message: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(db, sql, nil, nil, &message)
         defer { sqlite3_free(message) }

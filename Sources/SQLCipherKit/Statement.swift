@@ -204,6 +204,7 @@ public final class Statement {
     @discardableResult
     public func step() throws(SQLCipherError) -> Bool {
         _ = try database.openHandle()
+        try database.checkCancellation()
         let code = sqlite3_step(handle)
         switch code {
         case SQLITE_ROW: return true

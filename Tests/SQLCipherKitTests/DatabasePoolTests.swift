@@ -158,6 +158,17 @@ struct DatabasePoolTests {
         #expect((error as? SQLCipherError)?.kind == .interrupted, "\(error)")
         #expect(try await pool.read { try $0.scalar(Int.self, "SELECT 1") } == 1, "the pool still works")
 
+        // Cancelled between statements (many short ones, where an interrupt has nothing to stop).
+        let manyShort = Task {
+            try await pool.read { db in
+                for _ in 0..<100_000_000 { _ = try db.scalar(Int.self, "SELECT 1") }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        manyShort.cancel()
+        let shortResult = await manyShort.result
+        #expect((shortResult.error as? SQLCipherError)?.kind == .interrupted, "a loop of short statements ran on")
+
         // Cancelled before it starts: the work never runs.
         let ran = Shared(false)
         let early = Task {
