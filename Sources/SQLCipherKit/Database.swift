@@ -37,6 +37,9 @@ public final class Database {
     /// The number of savepoints opened by ``transaction(_:_:)`` and ``savepoint(_:)`` that are still open.
     var savepointDepth = 0
 
+    /// The kind of key the connection was opened with (nil: unencrypted).
+    let keyKind: Key.Kind?
+
     /// Set while an `async` job runs on this connection: true once its task is cancelled, so the next statement
     /// does not start.
     var isCancelled: (() -> Bool)?
@@ -86,6 +89,7 @@ public final class Database {
         throws(SQLCipherError) {
         self.path = path
         self.configuration = configuration
+        keyKind = key?.kind
         try configuration.cipher.validate()
         try configuration.cipher.requireRecoverableSalt(for: key)
         let isFile = path != ":memory:" && !path.isEmpty

@@ -24,6 +24,10 @@ import Darwin
 /// the cipher settings imply, through libcrypto, and keys every connection with that raw key and salt. The
 /// result is byte-for-byte what keying each connection with the passphrase gives. A new database gets its salt
 /// from the writer, which is opened with the passphrase first. The derived key is wiped when the pool closes.
+///
+/// - Important: Do not call the pool (``read(_:)``, ``write(_:)``, ``barrierWrite(_:)``, ``rekey(to:)``,
+///   ``close()``) from inside one of its own closures: use the ``Database`` the closure receives. A nested call
+///   waits for a connection the outer call holds.
 public final class DatabasePool: @unchecked Sendable {
     /// How a pool opens its connections.
     public struct Configuration: Sendable {
@@ -205,6 +209,11 @@ public final class DatabasePool: @unchecked Sendable {
             readers.closeAll()
             key = Key.wiped
         }
+    }
+
+    /// The kinds of key the writer and the readers were opened with (for tests).
+    var connectionKeyKinds: (writer: Key.Kind?, readers: [Key.Kind?]) {
+        (writerLock.withLock { writer?.keyKind }, readers.keyKinds)
     }
 
     /// Whether ``close()`` was called.

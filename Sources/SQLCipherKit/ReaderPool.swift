@@ -55,6 +55,10 @@ final class ReaderPool: @unchecked Sendable {
         }
     }
 
+    /// The kind of key each reader was opened with (for tests: readers of a passphrase pool use the derived raw
+    /// key).
+    var keyKinds: [Key.Kind?] { lock.withLock { all.map(\.keyKind) } }
+
     /// Interrupts every reader's running statement.
     func interruptAll() {
         lock.withLock { all.forEach { $0.interruptHandle.interrupt() } }

@@ -28,6 +28,10 @@ struct DatabasePoolTests {
             try db.execute("INSERT INTO t VALUES (?)", [marker])
         }
         #expect(try pool.read { try $0.scalar(String.self, "SELECT v FROM t") } == marker)
+        // The key was derived once: the readers were keyed with the derived raw key, not the passphrase (only
+        // the writer of a new database uses the passphrase, to create the salt).
+        #expect(pool.connectionKeyKinds.readers.allSatisfy { $0 == .rawKeyWithSalt })
+        #expect(pool.connectionKeyKinds.writer == .passphrase)
         pool.close()
         let direct = try Database(path: fromPool, key: key, configuration: .init(cipher: cipher))
         #expect(try direct.scalar(String.self, "SELECT v FROM t") == marker)
@@ -43,6 +47,8 @@ struct DatabasePoolTests {
         writer.close()
         let second = try DatabasePool(path: fromDirect, key: key, configuration: configuration(compatibility: compatibility))
         #expect(try second.read { try $0.scalar(String.self, "SELECT v FROM t") } == "written directly")
+        #expect(second.connectionKeyKinds.writer == .rawKeyWithSalt, "an existing file: every connection uses the derived key")
+        #expect(second.connectionKeyKinds.readers == [Key.Kind?](repeating: .rawKeyWithSalt, count: 3))
         try second.write { try $0.execute("INSERT INTO t VALUES ('through the pool')") }
         second.close()
         let check = try Database(path: fromDirect, key: key, configuration: .init(cipher: cipher))
