@@ -74,6 +74,7 @@ public final class DatabasePool: @unchecked Sendable {
         }
         self.path = path
         self.configuration = configuration
+        let existedBefore = access(path, F_OK) == 0
         let settings = configuration.database.cipher
         var writerConfiguration = configuration.database
         writerConfiguration.mode = .readWriteCreate
@@ -101,8 +102,17 @@ public final class DatabasePool: @unchecked Sendable {
 
         var readerConfiguration = configuration.database
         readerConfiguration.mode = .readOnly
-        readers = try ReaderPool(count: configuration.readerCount) { () throws(SQLCipherError) in
-            try Database(path: path, key: connectionKey, configuration: readerConfiguration)
+        do {
+            readers = try ReaderPool(count: configuration.readerCount) { () throws(SQLCipherError) in
+                try Database(path: path, key: connectionKey, configuration: readerConfiguration)
+            }
+        } catch {
+            writer.close()
+            if !existedBefore {
+                // The pool created this database; a failed open leaves nothing behind.
+                FileReplacement.remove(path)
+            }
+            throw error
         }
     }
 
