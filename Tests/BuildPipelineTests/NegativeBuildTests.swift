@@ -126,32 +126,36 @@ struct NegativeBuildTests {
         #expect(!FileManager.default.fileExists(atPath: folder.file("out.a")))
     }
 
+    /// A copy of `archive` in `folder` with one more member, `name`, made by the shell command `make` (run in
+    /// `folder`); returns the copy's path.
+    private func archive(_ archive: String, plus name: String, madeBy make: String, in folder: TemporaryDirectory)
+        throws -> String {
+        let copy = folder.file("with-" + name.replacingOccurrences(of: ".o", with: "") + ".a")
+        let result = try shell(#"set -e; cd "$1"; eval "$2"; cp "$3" "$4"; ar rD "$4" "$5""#,
+                               folder.path, make, archive, copy, name)
+        #expect(result.status == 0, "\(result)")
+        return copy
+    }
+
     @Test("the merge refuses members built for another architecture")
     func mergeRejectsForeignArchitecture() throws {
         try Repository.requireBuild()
         let folder = try TemporaryDirectory()
-        let result = try shell(#"""
-            set -e
-            cd "$1"
+        let foreign = try archive(Repository.mergedArchive, plus: "foreign.o", madeBy: """
             echo 'int sqlcipherkit_foreign(void) { return 1; }' > foreign.c
             clang -target aarch64-unknown-linux-gnu -c foreign.c -o foreign.o
-            cp "$2" libswift.a
-            ar rD libswift.a foreign.o
-            "$3" merge --engine "$4" --swift libswift.a --out out.a
-            """#, folder.path, Repository.mergedArchive, Repository.buildScript, Repository.engineArchive)
+            """, in: folder)
+        let result = try run(Repository.buildScript, ["merge", "--engine", Repository.engineArchive,
+                                                      "--swift", foreign, "--out", folder.file("out.a")])
         #expect(result.status != 0, "\(result)")
         #expect(result.output.contains("foreign.o) is built for 'AArch64'"), "\(result)")
         #expect(!FileManager.default.fileExists(atPath: folder.file("out.a")))
 
         // A member that is not an object at all is named too, not a silent exit.
-        let notELF = try shell(#"""
-            set -e
-            cd "$1"
-            echo 'not an object' > notelf.o
-            cp "$2" libtext.a
-            ar rD libtext.a notelf.o
-            "$3" merge --engine "$4" --swift libtext.a --out out.a
-            """#, folder.path, Repository.mergedArchive, Repository.buildScript, Repository.engineArchive)
+        let text = try archive(Repository.mergedArchive, plus: "notelf.o", madeBy: "echo 'not an object' > notelf.o",
+                               in: folder)
+        let notELF = try run(Repository.buildScript, ["merge", "--engine", Repository.engineArchive,
+                                                      "--swift", text, "--out", folder.file("out.a")])
         #expect(notELF.status != 0, "\(notELF)")
         #expect(notELF.output.contains("notelf.o) is built for 'not ELF'"), "\(notELF)")
     }
@@ -160,15 +164,11 @@ struct NegativeBuildTests {
     func verifyRejectsUndefinedSQLiteSymbol() throws {
         try Repository.requireBuild()
         let folder = try TemporaryDirectory()
-        let result = try shell(#"""
-            set -e
-            cd "$1"
+        let engine = try archive(Repository.engineArchive, plus: "extra.o", madeBy: """
             echo 'int sqlite3_not_in_engine(void); int f(void) { return sqlite3_not_in_engine(); }' > extra.c
             cc -c extra.c -o extra.o
-            cp "$2" libengine.a
-            ar rD libengine.a extra.o
-            "$3" libengine.a
-            """#, folder.path, Repository.engineArchive, Repository.verifyScript)
+            """, in: folder)
+        let result = try run(Repository.verifyScript, [engine])
         #expect(result.status == 1, "\(result)")
         #expect(result.output.contains("sqlite3_* symbols undefined: sqlite3_not_in_engine"), "\(result)")
     }
