@@ -1,0 +1,160 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SQLCipherKit
+
+/// `memory-scan FOLDER [--leak]`: uses a passphrase and a raw key for everything that handles keys — open,
+/// write, rekey, a failed open with the old key, pools (which derive the key themselves), export — releases
+/// them all, then reads every readable byte of its own memory (/proc/self/mem) looking for the passphrase, the
+/// raw key, and the raw key in hex. Reports `scanned BYTES`, one `hit …` line per copy found, then `hits N`.
+///
+/// The secrets are generated in place from RELIABILITY_SEED and zeroed after the keys are made; the scan's
+/// patterns are stored masked, so that they are not themselves a copy. `--leak` keeps one copy of the
+/// passphrase alive: the negative control proving that the scan finds a copy that is there.
+enum MemoryScan {
+    private static let mask: UInt8 = 0x5A
+
+    static func run(_ arguments: [String]) {
+        guard let folder = arguments.first else { fail(usage: "memory-scan FOLDER [--leak]") }
+        let seed = environmentSeed()
+        var passphrase = secret(seed: seed, count: 24, alphabet: Array("abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789".utf8))
+        var raw = secret(seed: seed &+ 1, count: 32, alphabet: nil)
+        let patterns: [(name: String, masked: [UInt8])] = [
+            ("passphrase", passphrase.map { $0 ^ mask }),
+            ("raw key", raw.map { $0 ^ mask }),
+            ("raw key hex", maskedHex(raw, digits: Array("0123456789abcdef".utf8))),
+            ("raw key HEX", maskedHex(raw, digits: Array("0123456789ABCDEF".utf8))),
+        ]
+        // Sharing the buffer makes the wipe below copy-on-write: the leaked copy keeps the passphrase.
+        let leaked: [UInt8]? = arguments.contains("--leak") ? passphrase : nil
+
+        orFail("exercise") {
+            let passphraseKey = try Key.passphrase(bytes: passphrase)
+            let rawKey = try Key.rawKey(raw)
+            wipe(&passphrase)
+            wipe(&raw)
+            try exercise(folder: folder, passphrase: passphraseKey, raw: rawKey)
+        }
+
+        withExtendedLifetime(leaked) {
+            let (scanned, hits) = scan(for: patterns)
+            report("scanned \(scanned)")
+            for hit in hits { report("hit \(hit)") }
+            report("hits \(hits.count)")
+        }
+    }
+
+    /// Everything in SQLCipherKit that touches key material.
+    private static func exercise(folder: String, passphrase: Key, raw: Key) throws {
+        let path = folder + "/memory-scan.db"
+        let db = try Database(path: path, key: passphrase)
+        try db.execute("CREATE TABLE t(x); INSERT INTO t VALUES ('row')")
+        try db.export(to: folder + "/memory-scan-export.db", key: passphrase)
+        try db.rekey(to: raw)
+        db.close()
+        do {
+            _ = try Database(path: path, key: passphrase, mode: .readWrite)
+            fail("the old passphrase still opened the database after rekey")
+        } catch SQLCipherError.wrongKeyOrNotADatabase {
+        }
+        let pool = try DatabasePool(path: path, key: raw)
+        _ = try pool.read { try $0.scalar(Int.self, "SELECT count(*) FROM t") }
+        pool.close()
+        let derivingPool = try DatabasePool(path: folder + "/memory-scan-pool.db", key: passphrase)
+        try derivingPool.write { try $0.execute("CREATE TABLE t(x)") }
+        _ = try derivingPool.read { try $0.scalar(Int.self, "SELECT count(*) FROM t") }
+        derivingPool.close()
+    }
+
+    /// `count` bytes from a seeded generator, drawn from `alphabet` (nil: any byte).
+    private static func secret(seed: UInt64, count: Int, alphabet: [UInt8]?) -> [UInt8] {
+        var generator = SplitMix64(seed: seed)
+        return (0..<count).map { _ in
+            alphabet?.randomElement(using: &generator) ?? UInt8.random(in: 0...255, using: &generator)
+        }
+    }
+
+    /// The hex text of `bytes`, each digit masked as soon as it is made.
+    private static func maskedHex(_ bytes: [UInt8], digits: [UInt8]) -> [UInt8] {
+        bytes.flatMap { [digits[Int($0 >> 4)] ^ mask, digits[Int($0 & 0x0F)] ^ mask] }
+    }
+
+    private static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } }
+    }
+
+    /// Scans every readable mapping of this process for the unmasked patterns: the bytes scanned and the hits.
+    private static func scan(for patterns: [(name: String, masked: [UInt8])]) -> (Int, [String]) {
+        let chunk = 1 << 20
+        let overlap = patterns.map(\.masked.count).max()! - 1
+        // The read buffer is a mapping of its own, left out of the scan (it holds copies of what it read).
+        guard let buffer = mmap(nil, chunk + overlap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+              buffer != MAP_FAILED else { fail("mmap failed") }
+        defer { munmap(buffer, chunk + overlap) }
+        let bufferStart = UInt(bitPattern: buffer)
+        let memory = open("/proc/self/mem", O_RDONLY)
+        guard memory >= 0 else { fail("cannot open /proc/self/mem: errno \(errno)") }
+        defer { close(memory) }
+
+        var scanned = 0
+        var hits: [String] = []
+        for region in readableRegions() where region.start != bufferStart {
+            var address = region.start
+            while address < region.end {
+                let length = Int(min(UInt(chunk + overlap), region.end - address))
+                let count = pread(memory, buffer, length, Int(bitPattern: address))
+                if count <= 0 { break }  // unreadable (guard pages, special mappings)
+                let bytes = UnsafeRawBufferPointer(start: buffer, count: count)
+                for pattern in patterns {
+                    for offset in occurrences(of: pattern.masked, in: bytes) where offset < chunk {
+                        hits.append("\(pattern.name) at 0x\(String(address + UInt(offset), radix: 16)) in \(region.name)")
+                    }
+                }
+                scanned += min(count, chunk)
+                address += UInt(chunk)
+            }
+        }
+        return (scanned, hits)
+    }
+
+    /// Offsets in `bytes` where the unmasked `masked` pattern starts.
+    private static func occurrences(of masked: [UInt8], in bytes: UnsafeRawBufferPointer) -> [Int] {
+        var found: [Int] = []
+        guard let base = bytes.baseAddress, bytes.count >= masked.count else { return found }
+        let first = Int32(masked[0] ^ mask)
+        var offset = 0
+        while offset <= bytes.count - masked.count,
+              let match = memchr(base + offset, first, bytes.count - masked.count + 1 - offset) {
+            let start = base.distance(to: UnsafeRawPointer(match))
+            if (1..<masked.count).allSatisfy({ bytes[start + $0] ^ mask == masked[$0] }) {
+                found.append(start)
+            }
+            offset = start + 1
+        }
+        return found
+    }
+
+    private struct Region {
+        let start: UInt, end: UInt, name: String
+    }
+
+    /// The readable mappings listed in /proc/self/maps, minus the kernel's special pages.
+    private static func readableRegions() -> [Region] {
+        guard let file = fopen("/proc/self/maps", "r") else { fail("cannot read /proc/self/maps") }
+        defer { fclose(file) }
+        var regions: [Region] = []
+        var line: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(line) }
+        while getline(&line, &capacity, file) > 0, let line {
+            let fields = String(cString: line).split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 5, fields[1].hasPrefix("r") else { continue }
+            let range = fields[0].split(separator: "-")
+            let name = fields.count > 5 ? fields[5...].joined(separator: " ") : "[anonymous]"
+            guard range.count == 2, let start = UInt(range[0], radix: 16), let end = UInt(range[1], radix: 16),
+                  !name.hasPrefix("[vvar"), !name.hasPrefix("[vsyscall") else { continue }
+            regions.append(Region(start: start, end: end, name: String(name.filter { $0 != "\n" })))
+        }
+        return regions
+    }
+}

@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SQLCipherKit
+
+/// Writes one line to standard output, unbuffered.
+func report(_ line: String) {
+    writeLine(line, to: 1)
+}
+
+/// Writes `line` and a newline to file descriptor `descriptor` with write(2), bypassing stdio buffers.
+func writeLine(_ line: String, to descriptor: Int32) {
+    let bytes = Array((line + "\n").utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+        if written <= 0 { exit(70) }
+        offset += written
+    }
+}
+
+/// Reports a failure on standard error and exits with status 70 (EX_SOFTWARE).
+func fail(_ message: String) -> Never {
+    writeLine("ReliabilityHelper: \(message)", to: 2)
+    exit(70)
+}
+
+/// Reports a usage error and exits with status 64 (EX_USAGE).
+func fail(usage: String) -> Never {
+    writeLine("ReliabilityHelper: \(usage)", to: 2)
+    exit(64)
+}
+
+/// Reads one line from standard input (the parent's "go on"); exits quietly when the parent has gone.
+func awaitParent() {
+    guard readLine() != nil else { exit(0) }
+}
+
+/// The raw key named by the environment variable `name` (64 hex digits).
+func environmentKey(_ name: String) -> Key {
+    guard let hex = getenv(name).map({ String(cString: $0) }) else { fail("\(name) is not set") }
+    do {
+        return try Key.rawKey(hex: Array(hex.utf8))
+    } catch {
+        fail("\(name) holds no valid raw key: \(error.kind)")
+    }
+}
+
+/// Runs `body`, turning any thrown error into a failure report (the error's kind and message; never a key).
+func orFail<R>(_ what: String, _ body: () throws -> R) -> R {
+    do {
+        return try body()
+    } catch {
+        fail("\(what): \(error)")
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so a failing run can be replayed from its seed.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// The seed from RELIABILITY_SEED, or 1.
+func environmentSeed() -> UInt64 {
+    getenv("RELIABILITY_SEED").flatMap { UInt64(String(cString: $0)) } ?? 1
+}
+
+/// Parses a journal mode name ("wal", "delete"; "off" only for the tests' negative controls).
+func journalMode(_ text: String) -> Database.JournalMode {
+    guard let mode = Database.JournalMode(rawValue: text) else { fail(usage: "unknown journal mode \(text)") }
+    return mode
+}

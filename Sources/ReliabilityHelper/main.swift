@@ -1,0 +1,23 @@
+// A test helper, not a product: the child process the reliability tests (Tests/ReliabilityTests) kill, starve
+// of disk space or inspect. Each subcommand reports progress as lines on standard output, written unbuffered,
+// so that a line the parent has read is a fact about the past, however abruptly the child dies afterwards.
+//
+// Keys come from the environment (RELIABILITY_KEY_HEX, RELIABILITY_NEW_KEY_HEX), never from the command line.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let command = arguments.first else {
+    fail(usage: "usage: ReliabilityHelper write|rekey|disk-full|at-rest|memory-scan ARGUMENTS")
+}
+let rest = Array(arguments.dropFirst())
+
+switch command {
+case "write": WriteLoop.run(rest)
+case "rekey": RekeyRun.run(rest)
+case "disk-full": DiskFull.run(rest)
+case "at-rest": AtRest.run(rest)
+case "memory-scan": MemoryScan.run(rest)
+default: fail(usage: "unknown subcommand \(command)")
+}
