@@ -32,6 +32,9 @@ extension Database {
             guard try verifier.textValue("PRAGMA quick_check") == "ok" else {
                 throw SQLCipherError.api(.corrupt, "pages do not read back under the new key")
             }
+            // In WAL mode the new pages are still in the log and the main file holds old-key pages; move them
+            // in now, so the file is under one key (a failure here only leaves that to a later checkpoint).
+            if try journalMode() == .wal { try? execute("PRAGMA wal_checkpoint(TRUNCATE)") }
         } catch {
             close()
             throw .api(.busy, "the rekey did not take effect (another connection held a lock, or it was interrupted): "
@@ -94,8 +97,14 @@ extension Database {
 
     /// Checks every page's HMAC without decoding the database: the problems found, empty when every page is
     /// authentic. Works only on files with HMAC (not SQLCipher 1); a file-less database reports that.
+    ///
+    /// SQLCipher checks the main file only. In WAL mode this method therefore checkpoints first
+    /// (`wal_checkpoint(TRUNCATE)`), so that every committed page is in the file and checked; without that, a
+    /// file rekeyed in WAL mode would report every page as failed until its next checkpoint. While another
+    /// connection reads, the checkpoint cannot complete and the pages still in the log go unchecked.
     public func cipherIntegrityCheck() throws(SQLCipherError) -> [CipherIntegrityProblem] {
-        try fetchAll("PRAGMA cipher_integrity_check").map { row in
+        if try journalMode() == .wal { try execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        return try fetchAll("PRAGMA cipher_integrity_check").map { row in
             let message = (try? row.get(0, as: String.self)) ?? ""
             return CipherIntegrityProblem(message: message, page: Self.pageNumber(in: message))
         }
