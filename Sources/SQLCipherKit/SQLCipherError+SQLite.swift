@@ -1,4 +1,7 @@
 import CSQLCipher
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension SQLCipherError {
     /// An error of `kind` that did not come from SQLite.
@@ -18,7 +21,13 @@ extension SQLCipherError {
             ?? String(cString: sqlite3_errstr(code))
         // Some corruption surfaces as a generic SQLITE_ERROR (sqlcipher_export, integrity checks): the message
         // tells.
-        let kind = primary == SQLITE_ERROR && text.contains("malformed") ? .corrupt : Self.kind(of: primary)
+        var kind = primary == SQLITE_ERROR && text.contains("malformed") ? .corrupt : Self.kind(of: primary)
+        // SQLite reports SQLITE_FULL only for ENOSPC on a short write; a failed write for want of space (disk
+        // full, quota exceeded, file-size limit) otherwise surfaces as a generic I/O error. The errno tells.
+        if primary == SQLITE_IOERR, let connection,
+           [ENOSPC, EDQUOT, EFBIG].contains(sqlite3_system_errno(connection)) {
+            kind = .full
+        }
         self.init(kind: kind, resultCode: primary,
                   extendedResultCode: extended & 0xff == primary ? extended : code,
                   message: text, sql: sql, path: path)
