@@ -5,8 +5,8 @@ import SQLCipherKit
 
 /// `memory-scan FOLDER [--leak]`: uses a passphrase and a raw key for everything that handles keys — open,
 /// write, rekey, a failed open with the old key, pools (which derive the key themselves), export — releases
-/// them all, then reads every readable byte of its own memory (/proc/self/mem) looking for the passphrase, the
-/// raw key, and the raw key in hex. Reports `scanned BYTES`, one `hit …` line per copy found, then `hits N`.
+/// them all, then reads every readable byte of its own memory (/proc/self/mem) looking for any 8-byte piece of
+/// the passphrase or the raw key, or 16-digit piece of the raw key in hex. Reports `scanned BYTES`, one `hit …` line per copy found, then `hits N`.
 ///
 /// The secrets are generated in place from RELIABILITY_SEED and zeroed after the keys are made; the scan's
 /// patterns are stored masked, so that they are not themselves a copy. `--leak` keeps one copy of the
@@ -19,12 +19,12 @@ enum MemoryScan {
         let seed = environmentSeed()
         var passphrase = secret(seed: seed, count: 24, alphabet: Array("abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789".utf8))
         var raw = secret(seed: seed &+ 1, count: 32, alphabet: nil)
-        let patterns: [(name: String, masked: [UInt8])] = [
-            ("passphrase", passphrase.map { $0 ^ mask }),
-            ("raw key", raw.map { $0 ^ mask }),
-            ("raw key hex", maskedHex(raw, digits: Array("0123456789abcdef".utf8))),
-            ("raw key HEX", maskedHex(raw, digits: Array("0123456789ABCDEF".utf8))),
-        ]
+        // Each secret is searched for piece by piece: free() overwrites the first 16 bytes of a released block
+        // with its own pointers, so a whole-secret search would miss an unwiped buffer.
+        let patterns = pieces("passphrase", passphrase.map { $0 ^ mask }, size: 8)
+            + pieces("raw key", raw.map { $0 ^ mask }, size: 8)
+            + pieces("raw key hex", maskedHex(raw, digits: Array("0123456789abcdef".utf8)), size: 16)
+            + pieces("raw key HEX", maskedHex(raw, digits: Array("0123456789ABCDEF".utf8)), size: 16)
         // Sharing the buffer makes the wipe below copy-on-write: the leaked copy keeps the passphrase.
         let leaked: [UInt8]? = arguments.contains("--leak") ? passphrase : nil
 
@@ -71,6 +71,14 @@ enum MemoryScan {
         var generator = SplitMix64(seed: seed)
         return (0..<count).map { _ in
             alphabet?.randomElement(using: &generator) ?? UInt8.random(in: 0...255, using: &generator)
+        }
+    }
+
+    /// `masked` cut into consecutive pieces of `size` bytes, each named by its range.
+    private static func pieces(_ name: String, _ masked: [UInt8], size: Int) -> [(name: String, masked: [UInt8])] {
+        stride(from: 0, to: masked.count, by: size).map { start in
+            let end = min(start + size, masked.count)
+            return ("\(name) [\(start)..<\(end)]", Array(masked[start..<end]))
         }
     }
 

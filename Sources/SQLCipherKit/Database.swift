@@ -105,6 +105,7 @@ public final class Database {
         do throws(SQLCipherError) {
             if let key {
                 try applyKey(key, schema: "main")
+                try refuseTemporaryFiles()
             }
             for pragma in configuration.cipher.pragmas(schema: "main") {
                 try execute(pragma)

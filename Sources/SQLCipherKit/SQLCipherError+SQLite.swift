@@ -40,7 +40,7 @@ extension SQLCipherError {
         case SQLITE_BUSY, SQLITE_LOCKED: .busy
         case SQLITE_READONLY: .readOnly
         case SQLITE_CONSTRAINT: .constraint
-        case SQLITE_MISUSE: .misuse
+        case SQLITE_MISUSE, SQLITE_AUTH: .misuse
         case SQLITE_CANTOPEN: .cannotOpen
         case SQLITE_FULL: .full
         case SQLITE_INTERRUPT: .interrupted

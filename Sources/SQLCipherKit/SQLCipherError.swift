@@ -34,7 +34,9 @@ public struct SQLCipherError: Error, Sendable, Equatable {
         case readOnly
         /// A constraint (UNIQUE, NOT NULL, CHECK, FOREIGN KEY…) rejected the change.
         case constraint
-        /// The API was used in a way it does not allow (a closed connection, a finalized statement…).
+        /// The API was used in a way it does not allow (a closed connection, a finalized statement…), or SQL
+        /// asked for something an encrypted connection refuses (`PRAGMA temp_store = FILE`, which would write
+        /// temporary files in plaintext).
         case misuse
         /// The key material is unusable (wrong length, empty passphrase…).
         case invalidKey

@@ -1,0 +1,118 @@
+import Foundation
+import SQLCipherKit
+import Testing
+
+/// No plaintext at rest: a child writes rows holding a unique marker and walks through write-ahead log,
+/// checkpoint, rollback journal, a large sort, an index build, a temporary table, VACUUM and an export. At
+/// each pause the test reads every file the child could have written — the database and its side files, the
+/// export, everything under TMPDIR/SQLITE_TMPDIR, and every regular file the child holds open, deleted or not
+/// (SQLite unlinks its temporary files as soon as it opens them) — looking for the marker.
+@Suite("Reliability: no plaintext at rest")
+struct AtRestTests {
+    static let steps = ["wal", "checkpoint", "journal", "commit", "fill", "sort", "index", "temporary-table",
+                        "vacuum", "export", "closed"]
+
+    @Test("The marker never reaches the disk, its temporary files or the export")
+    func markerNeverAtRest() throws {
+        let run = try Self.run()
+        #expect(run.steps == Self.steps)
+        #expect(run.findings.isEmpty, "\(run.findings)")
+        print("RELIABILITY at rest: \(run.steps.count) steps, \(run.scans) files scanned, "
+              + "\(run.findings.count) with the marker, \(String(format: "%.1f", run.seconds)) s")
+    }
+
+    @Test("Control: the scan finds the marker in an unencrypted database and its log")
+    func scanFindsPlaintext() throws {
+        let run = try Self.run(flags: ["--plaintext"])
+        #expect(run.findings.contains { $0.hasPrefix("wal: ") && $0.hasSuffix("-wal") }, "\(run.findings)")
+        #expect(run.findings.contains { $0.hasPrefix("checkpoint: ") && $0.hasSuffix("at-rest.db") }, "\(run.findings)")
+    }
+
+    @Test("Control: with temp_store = FILE the scan finds the marker in SQLite's temporary files")
+    func scanFindsTemporaryFiles() throws {
+        // Only an unencrypted connection may ask for temporary files (see the next test); the scan must then
+        // find the marker in them, open but deleted, and not only in the database.
+        let run = try Self.run(flags: ["--plaintext", "--temp-store-file"])
+        #expect(run.findings.contains { $0.hasPrefix("sort: open file ") && $0.contains("/tmp/") }, "\(run.findings)")
+        #expect(run.findings.contains { $0.hasPrefix("temporary-table: open file ") && $0.contains("/tmp/") },
+                "\(run.findings)")
+    }
+
+    @Test("An encrypted connection refuses temp_store = FILE, which would write temporary files in plaintext")
+    func encryptedConnectionRefusesTemporaryFiles() throws {
+        let folder = try TemporaryDirectory()
+        let db = try Database(path: folder.path("guard.db"), key: .rawKey(hex: Array(randomKeyHex().utf8)))
+        for request in ["PRAGMA temp_store = FILE", "PRAGMA temp_store = 1", "PRAGMA main.temp_store = 'file'"] {
+            #expect(thrownError { try db.execute(request) }?.kind == .misuse, "\(request)")
+        }
+        #expect(try db.scalar(Int.self, "PRAGMA temp_store") == 0)
+        try db.execute("PRAGMA temp_store = MEMORY")
+        try db.execute("PRAGMA temp_store = DEFAULT")
+        let child = try HelperProcess(["at-rest", folder.path("child.db"), "marker", "--temp-store-file"],
+                                      environment: ["RELIABILITY_KEY_HEX": randomKeyHex()])
+        child.finish()
+        #expect(child.exitStatus != 0 && child.standardError.contains("not authorized"), "\(child.standardError)")
+    }
+
+    // MARK: Running the child
+
+    struct Run {
+        var steps: [String] = []
+        var findings: [String] = []
+        var scans = 0
+        var seconds = 0.0
+    }
+
+    static func run(flags: [String] = []) throws -> Run {
+        let folder = try TemporaryDirectory()
+        let temporary = folder.path("tmp")
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        let marker = "SQLCipherKit-at-rest-\(UUID().uuidString)"
+        let started = Date()
+        let child = try HelperProcess(["at-rest", folder.path("at-rest.db"), marker] + flags, environment: [
+            "RELIABILITY_KEY_HEX": randomKeyHex(), "TMPDIR": temporary, "SQLITE_TMPDIR": temporary,
+        ])
+        var run = Run()
+        while let line = child.readLine(), line != "done" {
+            guard line.hasPrefix("paused ") else { continue }
+            let step = String(line.dropFirst("paused ".count))
+            run.steps.append(step)
+            for (name, contents) in files(under: folder.url.path, openIn: child.processIdentifier) {
+                run.scans += 1
+                if data(contents, contains: marker) { run.findings.append("\(step): \(name)") }
+            }
+            child.send("go")
+        }
+        child.finish()
+        try #require(child.exitStatus == 0, "\(child.standardError)")
+        run.seconds = Date().timeIntervalSince(started)
+        return run
+    }
+
+    /// The contents of every regular file under `folder` and of every regular file process `pid` has open.
+    static func files(under folder: String, openIn pid: Int32) -> [(String, Data)] {
+        var found: [(String, Data)] = []
+        if let enumerator = FileManager.default.enumerator(atPath: folder) {
+            for case let name as String in enumerator {
+                let path = folder + "/" + name
+                if isRegularFile(path), let contents = FileManager.default.contents(atPath: path) {
+                    found.append((path, contents))
+                }
+            }
+        }
+        let descriptors = "/proc/\(pid)/fd"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? [] {
+            let link = descriptors + "/" + name
+            // Reading /proc/PID/fd/N opens the file itself, even after it was unlinked.
+            guard isRegularFile(link), let contents = FileManager.default.contents(atPath: link) else { continue }
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: link)) ?? link
+            found.append(("open file \(target)", contents))
+        }
+        return found
+    }
+
+    static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+
+/// Key hygiene: after keys are used for everything (open, write, export, rekey, a failed open, pools that
+/// derive the key themselves) and released, the child scans all of its own readable memory for the passphrase
+/// and the raw key (bytes and hex). The in-process check of the released buffer itself is in KeyTests.
+@Suite("Reliability: key hygiene")
+struct KeyHygieneTests {
+    @Test("No copy of a released passphrase or raw key remains anywhere in the process's memory")
+    func noKeyInMemory() throws {
+        let folder = try TemporaryDirectory()
+        let started = Date()
+        let result = try Self.scan(folder: folder.url.path)
+        #expect(result.hits == 0, "\(result.lines)")
+        #expect(result.scanned > 10_000_000, "the scan read only \(result.scanned) bytes")
+        print("RELIABILITY key hygiene: \(result.scanned / 1_000_000) MB of process memory scanned, "
+              + "\(result.hits) copies of the keys, \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+    }
+
+    @Test("Control: the scan finds a copy of the passphrase that is kept alive")
+    func scanFindsALeak() throws {
+        let folder = try TemporaryDirectory()
+        let result = try Self.scan(folder: folder.url.path, leak: true)
+        #expect(result.hits >= 1, "\(result.lines)")
+        #expect(result.lines.contains { $0.hasPrefix("hit passphrase") }, "\(result.lines)")
+    }
+
+    static func scan(folder: String, leak: Bool = false) throws -> (scanned: Int, hits: Int, lines: [String]) {
+        let seed = UInt64.random(in: 1...UInt64.max >> 1)
+        let child = try HelperProcess(["memory-scan", folder] + (leak ? ["--leak"] : []),
+                                      environment: ["RELIABILITY_SEED": "\(seed)"])
+        var lines: [String] = []
+        while let line = child.readLine() { lines.append(line) }
+        child.finish()
+        try #require(child.exitStatus == 0, "\(child.standardError)")
+        let scanned = lines.first { $0.hasPrefix("scanned ") }.flatMap { Int($0.dropFirst(8)) } ?? 0
+        let hits = try #require(lines.last.flatMap { $0.hasPrefix("hits ") ? Int($0.dropFirst(5)) : nil }, "\(lines)")
+        return (scanned, hits, lines)
+    }
+}
