@@ -7,6 +7,7 @@ import Testing
 @Suite("Reliability: crashes")
 struct CrashTests {
     static let kills = 60
+    static let rekeyKills = 50
 
     @Test("SIGKILL during writes loses no reported commit", arguments: ["wal", "delete"])
     func killDuringWrites(mode: String) throws {
@@ -63,7 +64,7 @@ struct CrashTests {
         let started = Date()
         let seed = UInt64.random(in: 1...UInt64.max >> 1)
         var generator = SplitMix(seed: seed)
-        for kill in 0..<Self.kills / 2 {
+        for kill in 0..<Self.rekeyKills {
             try Self.replace(path, with: original)
             let child = try HelperProcess(["rekey", path], environment: environment)
             try #require(child.readLine(startingWith: "rekeying") != nil, "\(child.finish()) \(child.standardError)")
@@ -86,7 +87,7 @@ struct CrashTests {
         }
         let size = (try FileManager.default.attributesOfItem(atPath: original)[.size] as? Int) ?? 0
         print("RELIABILITY crash during rekey (\(mode), \(size / 1_000_000) MB, rekey \(Int(duration * 1000)) ms): "
-              + "\(Self.kills / 2) kills, \(outcomes.old) old key, \(outcomes.new) new key, 0 damaged, "
+              + "\(Self.rekeyKills) kills, \(outcomes.old) old key, \(outcomes.new) new key, 0 damaged, "
               + "\(String(format: "%.1f", Date().timeIntervalSince(started))) s")
     }
 
