@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The test command (README, .ci/run): builds the artifact, or finds it up to date, with the tools the
-# downstream tests link with, then runs every test: Swift Testing suites for the API and, spawning processes,
-# for the build pipeline (downstream consumers, refusals, source checks, reproducibility).
+# downstream tests link with; runs every Swift Testing suite (the API, the reliability suite with its child
+# processes, the CLI, the build pipeline); then fuzzes the engine for 60 seconds under ASan and UBSan.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ./build-sqlcipher.sh --test-tools
 swift test
+Tests/Fuzz/fuzz.sh 60

@@ -105,8 +105,8 @@ public final class Database {
         do throws(SQLCipherError) {
             if let key {
                 try applyKey(key, schema: "main")
-                try refuseTemporaryFiles()
             }
+            try installSQLGuard(encrypted: key != nil)
             for pragma in configuration.cipher.pragmas(schema: "main") {
                 try execute(pragma)
             }

@@ -17,8 +17,9 @@ extension SQLCipherError {
     init(code: Int32, connection: OpaquePointer?, path: String?, sql: String? = nil, message: String? = nil) {
         let primary = code & 0xff
         let extended = connection.map { sqlite3_extended_errcode($0) } ?? code
-        let text = message ?? connection.map { String(cString: sqlite3_errmsg($0)) }
+        var text = message ?? connection.map { String(cString: sqlite3_errmsg($0)) }
             ?? String(cString: sqlite3_errstr(code))
+        if primary == SQLITE_AUTH { text += ": " + Database.guardExplanation }
         // Some corruption surfaces as a generic SQLITE_ERROR (sqlcipher_export, integrity checks): the message
         // tells.
         var kind = primary == SQLITE_ERROR && text.contains("malformed") ? .corrupt : Self.kind(of: primary)

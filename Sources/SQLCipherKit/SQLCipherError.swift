@@ -35,8 +35,8 @@ public struct SQLCipherError: Error, Sendable, Equatable {
         /// A constraint (UNIQUE, NOT NULL, CHECK, FOREIGN KEY…) rejected the change.
         case constraint
         /// The API was used in a way it does not allow (a closed connection, a finalized statement…), or SQL
-        /// asked for something an encrypted connection refuses (`PRAGMA temp_store = FILE`, which would write
-        /// temporary files in plaintext).
+        /// asked for something SQLCipherKit refuses: a key pragma (`PRAGMA key`, `rekey`…: keys go through
+        /// ``Key``), or `PRAGMA temp_store = FILE` on an encrypted connection (temporary files are not encrypted).
         case misuse
         /// The key material is unusable (wrong length, empty passphrase…).
         case invalidKey

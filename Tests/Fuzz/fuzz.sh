@@ -1,0 +1,282 @@
+#!/usr/bin/env bash
+# Tests/Fuzz/fuzz.sh: builds the libFuzzer target Tests/Fuzz/fuzz_engine.c over the pinned SQLCipher engine
+# (the generated amalgamation, compiled with the pin's flags plus ASan, UBSan and coverage) and runs it.
+# Build outputs, the working corpus, artifacts and logs all live under Vendor/build/fuzz/ (gitignored).
+set -euo pipefail
+
+usage() {
+    cat <<'EOF'
+Usage:
+  Tests/Fuzz/fuzz.sh [SECONDS]        build if needed, then fuzz for SECONDS (default 60)
+  Tests/Fuzz/fuzz.sh --reproduce FILE build if needed, then run one input (an artifact) and report
+  Tests/Fuzz/fuzz.sh --build-only     build (or find up to date) and stop
+  Tests/Fuzz/fuzz.sh --make-seeds     regenerate the seed corpus Tests/Fuzz/corpus/ (writes into the repo)
+
+Options:
+  --fresh   start from the committed seeds only, dropping what earlier runs added to the working corpus
+
+Exit status: 0 clean; 1 the fuzzer reported a crash, sanitizer error, leak, timeout or out-of-memory (the
+input's path and a reproduce command are printed); 2 usage or setup error.
+Environment: FUZZ_CLANG (compiler; default: clang on PATH, else /opt/swift/usr/bin/clang), TMPDIR (where
+  the per-run scratch folder goes; default /dev/shm when writable, else /tmp), FUZZ_KNOWN_ISSUES=1 (stop
+  steering around the known engine bugs listed in Tests/Fuzz/README.md), ASAN_OPTIONS, UBSAN_OPTIONS.
+EOF
+}
+
+die() {
+    printf 'fuzz.sh: error: %s\n' "$*" >&2
+    exit 2
+}
+
+# ------------------------------------------------------------------------------------------ arguments ---
+
+CALLER_PWD=$PWD
+SECONDS_TO_RUN=60
+ACTION=run
+REPRODUCE_FILE=
+FRESH=0
+while [ $# -gt 0 ]; do
+    case $1 in
+        --build-only) ACTION=build ;;
+        --make-seeds) ACTION=seeds ;;
+        --fresh) FRESH=1 ;;
+        --reproduce)
+            [ $# -ge 2 ] || die "--reproduce needs a FILE"
+            ACTION=reproduce
+            REPRODUCE_FILE=$2
+            shift
+            ;;
+        -h | --help)
+            usage
+            exit 0
+            ;;
+        *)
+            [[ $1 =~ ^[0-9]+$ ]] && [ "$1" -gt 0 ] || die "unknown argument '$1' (see --help)"
+            SECONDS_TO_RUN=$1
+            ;;
+    esac
+    shift
+done
+
+if [ "$ACTION" = reproduce ]; then
+    case $REPRODUCE_FILE in /*) ;; *) REPRODUCE_FILE=$CALLER_PWD/$REPRODUCE_FILE ;; esac
+    [ -f "$REPRODUCE_FILE" ] || die "no such input: $REPRODUCE_FILE"
+fi
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$ROOT"
+
+FUZZ_SRC=Tests/Fuzz
+OUT=Vendor/build/fuzz
+AMALGAMATION=Vendor/build/amalgamation
+HARNESS=$FUZZ_SRC/fuzz_engine.c
+SEEDS=$FUZZ_SRC/corpus
+DICT=$FUZZ_SRC/sql.dict
+
+# shellcheck source=../../Vendor/sqlcipher.pin
+source Vendor/sqlcipher.pin
+
+[ -f "$AMALGAMATION/sqlite3.c" ] && [ -f "$AMALGAMATION/sqlite3.h" ] ||
+    die "the generated amalgamation ($AMALGAMATION/sqlite3.c, sqlite3.h) is missing: run ./build-sqlcipher.sh first"
+
+# ------------------------------------------------------------------------------------------ toolchain ---
+
+CLANG=${FUZZ_CLANG:-$(command -v clang || true)}
+[ -n "$CLANG" ] || CLANG=/opt/swift/usr/bin/clang
+[ -x "$CLANG" ] || die "no clang found (looked on PATH and at /opt/swift/usr/bin/clang; set FUZZ_CLANG)"
+CLANG_DIR=$(dirname "$CLANG")
+CLANG_ID=$("$CLANG" --version | head -n 1)
+
+# lld when it is there: quicker, and quiet where gold warns about every ASan symbol.
+LINK_FLAGS=()
+if [ -x "$CLANG_DIR/ld.lld" ] || command -v ld.lld >/dev/null 2>&1; then LINK_FLAGS+=(-fuse-ld=lld); fi
+LIBS=(-lcrypto -lm -lpthread)
+
+# The engine gets the pin's flags with -O1 -g in place of its optimisation level (the -D flags, hidden
+# visibility and -fPIC stay: this is the shipped configuration), plus the sanitizers and coverage.
+SANITIZE=(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined)
+ENGINE_FLAGS=()
+DEFINES=()
+for flag in "${PIN_CFLAGS[@]}"; do
+    case $flag in
+        -O*) ;;
+        -D*) ENGINE_FLAGS+=("$flag"); DEFINES+=("$flag") ;;
+        *) ENGINE_FLAGS+=("$flag") ;;
+    esac
+done
+ENGINE_FLAGS+=(-O1 -g "${SANITIZE[@]}")
+HARNESS_FLAGS=(-std=c11 -Wall -Wextra -I"$AMALGAMATION" "${DEFINES[@]}" -O1 -g "${SANITIZE[@]}")
+
+hash_of() { printf '%s\n' "$@" | sha256sum | cut -d' ' -f1; }
+file_hash() { sha256sum "$1" | cut -d' ' -f1; }
+
+# Rebuilds OUTPUT when the hash of everything that decides it differs from the one stored beside it.
+# Usage: build_step OUTPUT STAMP LABEL COMMAND...  (COMMAND writes to $TMP_OUTPUT)
+build_step() {
+    local output=$1 stamp=$2 label=$3 started=$SECONDS
+    shift 3
+    if [ -f "$output" ] && [ "$(cat "$output.stamp" 2>/dev/null)" = "$stamp" ]; then
+        printf '==> %s: up to date\n' "$label"
+        return
+    fi
+    printf '==> %s\n' "$label"
+    TMP_OUTPUT=$output.tmp
+    rm -f "$TMP_OUTPUT" "$output.stamp"
+    if ! "$@" 2> >(grep -v 'Cannot export local symbol' >&2); then
+        rm -f "$TMP_OUTPUT"
+        die "$label: the compiler failed (see above)"
+    fi
+    mv -f "$TMP_OUTPUT" "$output"
+    printf '%s\n' "$stamp" >"$output.stamp"
+    printf '    (%ss)\n' "$((SECONDS - started))"
+}
+
+compile_engine() { "$CLANG" -c "$AMALGAMATION/sqlite3.c" -o "$TMP_OUTPUT" "${ENGINE_FLAGS[@]}"; }
+compile_harness() { "$CLANG" -c "$HARNESS" -o "$TMP_OUTPUT" "${HARNESS_FLAGS[@]}" "$@"; }
+link() {
+    local sanitizer=$1
+    shift
+    "$CLANG" "${LINK_FLAGS[@]}" "$sanitizer" -fsanitize=address,undefined "$@" -o "$TMP_OUTPUT" "${LIBS[@]}"
+}
+
+build() {
+    mkdir -p "$OUT/obj"
+    local header_hash engine_stamp harness_stamp
+    header_hash=$(file_hash "$AMALGAMATION/sqlite3.h")
+    engine_stamp=$(hash_of "$CLANG_ID" "${ENGINE_FLAGS[@]}" "$(file_hash "$AMALGAMATION/sqlite3.c")" "$header_hash")
+    build_step "$OUT/obj/sqlite3.o" "$engine_stamp" \
+        "engine object (sqlite3.c, $(du -h "$AMALGAMATION/sqlite3.c" | cut -f1), ASan+UBSan+coverage; 1-3 min)" \
+        compile_engine
+    harness_stamp=$(hash_of "$CLANG_ID" "${HARNESS_FLAGS[@]}" "$(file_hash "$HARNESS")" "$header_hash")
+    build_step "$OUT/obj/fuzz_engine.o" "$harness_stamp" "harness object (fuzz_engine.c)" compile_harness
+    build_step "$OUT/fuzz_engine" "$(hash_of "$engine_stamp" "$harness_stamp" "${LINK_FLAGS[@]}" "${LIBS[@]}")" \
+        "link $OUT/fuzz_engine" link -fsanitize=fuzzer "$OUT/obj/fuzz_engine.o" "$OUT/obj/sqlite3.o"
+    if [ "$ACTION" = seeds ]; then
+        build_step "$OUT/obj/make_seeds.o" "$(hash_of "$harness_stamp" seeds)" "seed generator object" \
+            compile_harness -DFUZZ_MAKE_SEEDS
+        build_step "$OUT/make-seeds" "$(hash_of "$engine_stamp" "$harness_stamp" "${LINK_FLAGS[@]}" seeds)" \
+            "link $OUT/make-seeds" link -fsanitize=fuzzer-no-link "$OUT/obj/make_seeds.o" "$OUT/obj/sqlite3.o"
+    fi
+}
+
+# -------------------------------------------------------------------------------------- run settings ---
+
+# A scratch folder per run for the databases the harness writes (it makes its own folder inside), removed
+# however the script ends. tmpfs when available: the SQL mode commits often and fsync on a disk costs 2-4x.
+make_scratch() {
+    local base=${TMPDIR:-}
+    if [ -z "$base" ]; then
+        if [ -d /dev/shm ] && [ -w /dev/shm ]; then base=/dev/shm; else base=/tmp; fi
+    fi
+    SCRATCH=$(mktemp -d "$base/sqlcipherkit-fuzz.XXXXXX")
+    trap 'rm -rf "$SCRATCH"' EXIT
+}
+
+fuzzer_env() {
+    RUN_ENV=(env TMPDIR="$SCRATCH" FUZZ_STATS=1 "UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}")
+    if [ -x "$CLANG_DIR/llvm-symbolizer" ]; then RUN_ENV+=(ASAN_SYMBOLIZER_PATH="$CLANG_DIR/llvm-symbolizer"); fi
+}
+
+# "FUZZ_KNOWN_ISSUES=1 " when set, so that printed commands reproduce under the same harness behaviour.
+known_prefix() {
+    case ${FUZZ_KNOWN_ISSUES:-} in '' | 0) ;; *) printf 'FUZZ_KNOWN_ISSUES=%s ' "$FUZZ_KNOWN_ISSUES" ;; esac
+}
+
+# The sanitizer's or libFuzzer's one-line verdict from a log.
+failure_summary() {
+    local line
+    line=$(grep -m 1 -E '^SUMMARY: ' "$1" || true)
+    [ -n "$line" ] || line=$(grep -m 1 -E '==ERROR: |ERROR: libFuzzer' "$1" || true)
+    printf '%s' "${line:-no sanitizer summary (see the log)}"
+}
+
+# ------------------------------------------------------------------------------------------- actions ---
+
+build
+
+case $ACTION in
+    build)
+        echo "fuzz.sh: built $OUT/fuzz_engine"
+        exit 0
+        ;;
+
+    seeds)
+        make_scratch
+        mkdir -p "$SEEDS"
+        TMPDIR=$SCRATCH "$OUT/make-seeds" "$SEEDS"
+        exit 0
+        ;;
+
+    reproduce)
+        make_scratch
+        fuzzer_env
+        LOG=$OUT/reproduce.log
+        echo "==> running $REPRODUCE_FILE"
+        set +e
+        "${RUN_ENV[@]}" "$OUT/fuzz_engine" -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$SCRATCH/" \
+            "$REPRODUCE_FILE" 2>&1 | tee "$LOG"
+        rc=${PIPESTATUS[0]}
+        set -e
+        if [ "$rc" -eq 0 ]; then
+            echo "fuzz.sh: $REPRODUCE_FILE ran cleanly (no crash, sanitizer error, leak or timeout)"
+        else
+            echo "fuzz.sh: reproduced: $(failure_summary "$LOG") (exit $rc; log: $OUT/reproduce.log)"
+        fi
+        exit "$rc"
+        ;;
+esac
+
+# run
+compgen -G "$SEEDS/*" >/dev/null || die "no seeds in $SEEDS (regenerate them with --make-seeds)"
+WORK=$OUT/corpus
+ARTIFACTS=$OUT/artifacts
+LOG=$OUT/fuzz.log
+[ "$FRESH" -eq 0 ] || rm -rf "$WORK"
+mkdir -p "$WORK" "$ARTIFACTS"
+# The committed seeds are copied, never fuzzed in place: what libFuzzer adds stays under Vendor/build/.
+cp "$SEEDS"/* "$WORK"/
+seed_count=$(find "$SEEDS" -type f | wc -l)
+before=$(find "$WORK" -type f | wc -l)
+make_scratch
+fuzzer_env
+
+echo "==> fuzzing for ${SECONDS_TO_RUN}s: corpus $WORK ($before inputs), artifacts $ARTIFACTS/, log $LOG"
+started=$SECONDS
+set +e
+# The full output goes to the log; the console skips libFuzzer's lines per new or reduced input (and per
+# newly covered function) and its "recommended dictionary" (tokens it found useful).
+"${RUN_ENV[@]}" "$OUT/fuzz_engine" \
+    -max_total_time="$SECONDS_TO_RUN" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+    -dict="$DICT" -artifact_prefix="$ARTIFACTS/" -print_final_stats=1 \
+    "$WORK" 2>&1 | tee "$LOG" | awk '
+        /^###### Recommended dictionary/ { skip = 1 }
+        !skip && !/^#[0-9]+[ \t]+(NEW|REDUCE) / && !/^\tNEW_FUNC/ { print; fflush() }
+        /^###### End of recommended dictionary/ { skip = 0 }'
+rc=${PIPESTATUS[0]}
+set -e
+elapsed=$((SECONDS - started))
+
+artifact=$(sed -n 's/.*Test unit written to //p' "$LOG" | tail -n 1)
+if [ "$rc" -ne 0 ] || [ -n "$artifact" ]; then
+    if grep -q 'libFuzzer: run interrupted' "$LOG"; then
+        echo "fuzz.sh: interrupted after ${elapsed}s (log: $LOG)"
+        exit 130
+    fi
+    echo
+    echo "fuzz.sh: FAILED after ${elapsed}s: $(failure_summary "$LOG")"
+    if [ -n "$artifact" ]; then
+        case $artifact in /*) ;; *) artifact=$ROOT/$artifact ;; esac
+        echo "fuzz.sh: input: $artifact"
+        echo "fuzz.sh: reproduce: $(known_prefix)$ROOT/Tests/Fuzz/fuzz.sh --reproduce $artifact"
+    fi
+    echo "fuzz.sh: full log: $LOG"
+    exit 1
+fi
+
+final_stat() { sed -n "s/^stat::$1: *//p" "$LOG" | tail -n 1; }
+last=$(grep -E '^#[0-9]+[[:space:]].* cov: ' "$LOG" | tail -n 1 || true)
+field() { sed -n "s/.* $1: \([^ ]*\).*/\1/p" <<<"$last"; }
+after=$(find "$WORK" -type f | wc -l)
+printf 'fuzz.sh: OK: %s runs in %ss (%s/s), coverage %s edges / %s features, corpus %s inputs (%s seeds, %s new this run; libFuzzer corpus %s), peak RSS %s MB\n' \
+    "$(final_stat number_of_executed_units)" "$elapsed" "$(final_stat average_exec_per_sec)" "$(field cov)" \
+    "$(field ft)" "$after" "$seed_count" "$((after - before))" "$(field corp)" "$(final_stat peak_rss_mb)"
