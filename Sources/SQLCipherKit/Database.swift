@@ -166,6 +166,7 @@ public final class Database {
     /// - Throws: ``SQLCipherError`` naming the failure; the statements before it have run.
     public func execute(_ sql: String) throws(SQLCipherError) {
         let db = try openHandle()
+        try Database.requireNoNUL(sql, path: path)
         try checkCancellation()
         var message: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(db, sql, nil, nil, &message)
@@ -173,6 +174,15 @@ public final class Database {
         guard code == SQLITE_OK else {
             throw SQLCipherError(code: code, connection: db, path: path, sql: sql,
                                  message: message.map { String(cString: $0) })
+        }
+    }
+
+    /// Refuses SQL text holding a NUL character: SQLite reads SQL as a C string and would silently ignore
+    /// everything after the NUL (a statement that is never run, with no error).
+    static func requireNoNUL(_ sql: String, path: String) throws(SQLCipherError) {
+        guard !sql.utf8.contains(0) else {
+            throw .api(.invalidArgument, "the SQL text contains a NUL character; bind such text as a parameter",
+                       path: path)
         }
     }
 

@@ -21,8 +21,10 @@ extension SQLCipherError {
             ?? String(cString: sqlite3_errstr(code))
         if primary == SQLITE_AUTH { text += ": " + Database.guardExplanation }
         // Some corruption surfaces as a generic SQLITE_ERROR (sqlcipher_export, integrity checks): the message
-        // tells.
-        var kind = primary == SQLITE_ERROR && text.contains("malformed") ? .corrupt : Self.kind(of: primary)
+        // tells. Only SQLite's own corruption messages count: "malformed JSON" is a bad argument, not a bad file.
+        let corruption = ["database disk image is malformed", "malformed database schema"]
+        var kind = primary == SQLITE_ERROR && corruption.contains(where: text.contains) ? .corrupt
+            : Self.kind(of: primary)
         // SQLite reports SQLITE_FULL only for ENOSPC on a short write; a failed write for want of space (disk
         // full, quota exceeded, file-size limit) otherwise surfaces as a generic I/O error. The errno tells.
         if primary == SQLITE_IOERR, let connection,

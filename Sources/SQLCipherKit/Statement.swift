@@ -78,6 +78,7 @@ public final class Statement {
         var statement: OpaquePointer?
         var consumed = 0
         let text = String(sql)
+        try Database.requireNoNUL(text, path: database.path)
         let code = text.withCString { start in
             var tail: UnsafePointer<CChar>?
             let code = sqlite3_prepare_v2(db, start, -1, &statement, &tail)
@@ -185,7 +186,14 @@ public final class Statement {
         case .real(let real):
             code = sqlite3_bind_double(handle, index, real)
         case .text(let text):
-            code = text.withCString { sqlite3_bind_text(handle, index, $0, -1, SQLITE_TRANSIENT) }
+            // With its byte count, so that text holding a NUL character is bound whole, not cut at the NUL.
+            var text = text
+            code = text.withUTF8 { bytes in
+                // An empty string still needs a non-NULL pointer, or SQLite binds NULL.
+                let start = UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!)
+                return sqlite3_bind_text64(handle, index, start.assumingMemoryBound(to: CChar.self),
+                                           UInt64(bytes.count), SQLITE_TRANSIENT, UInt8(SQLITE_UTF8))
+            }
         case .blob(let bytes):
             code = bytes.withUnsafeBytes { buffer in
                 // A zero-length blob still needs a non-NULL pointer, or SQLite binds NULL.
@@ -262,7 +270,8 @@ public final class Statement {
     /// Column `index` of the current row converted to text by SQLite; nil for NULL.
     func text(at index: Int) -> String? {
         guard let text = sqlite3_column_text(handle, Int32(index)) else { return nil }
-        return String(cString: text)
+        let count = Int(sqlite3_column_bytes(handle, Int32(index)))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
     /// Whether column `index` of the current row is NULL.
