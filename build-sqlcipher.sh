@@ -444,6 +444,73 @@ write_manifest() {
 EOF
 }
 
+# The SE-0482 artifact bundle (dist/SQLCipherKit/SQLCipherEngine.artifactbundle): the engine alone, as a
+# static library that SwiftPM packages use through .binaryTarget(path:), with its header and module map; one
+# variant, for the target triple. libcrypto's objects are folded into the archive and every symbol but the
+# SQLite API is made local: a consumer links no -lcrypto, an OpenSSL of its own cannot clash with ours, and
+# `swift package experimental-audit-binary-artifact` finds nothing undefined beyond the C library.
+write_artifact_bundle() {
+    local engine=$1 bundle=$2 triple=$3 libcrypto work variant leaked missing
+    variant=SQLCipherEngine/$triple
+    libcrypto=$("$CC" -print-file-name=libcrypto.a)
+    [ -f "$libcrypto" ] || die "libcrypto.a not found (libssl-dev ships it): the artifact bundle folds it in"
+    work=$(mktemp -d "${TMPDIR:-/tmp}/sqlcipherkit-bundle.XXXXXX")
+    (cd "$work" && ar x "$engine") || die "cannot extract $engine"
+    # -d allocates common symbols, so that they too can be made local.
+    ld -r -d -o "$work/engine+crypto.o" "$work"/*.o "$libcrypto" || die "ld -r could not fold libcrypto in"
+    objcopy --wildcard --keep-global-symbol='sqlite3_*' "$work/engine+crypto.o" "$work/SQLCipherEngine.o" \
+        || die "objcopy could not localize libcrypto's symbols"
+    leaked=$(nm -g --defined-only "$work/SQLCipherEngine.o" | awk '$3 !~ /^sqlite3_/ { print $3 }' | head -n5)
+    [ -z "$leaked" ] || die "the bundle's archive exports more than the SQLite API: $leaked"
+    missing=$(nm -u "$work/SQLCipherEngine.o" \
+        | awk '$2 ~ /^(EVP_|OPENSSL_|PKCS5_|ERR_|RAND_|OBJ_|CRYPTO_)/ { print $2 }' | head -n5)
+    [ -z "$missing" ] || die "libcrypto was not wholly folded into the bundle: $missing"
+    mkdir -p "$bundle/$variant" "$bundle/SQLCipherEngine/include"
+    (cd "$work" && ar rcsD "$bundle/$variant/libsqlcipher.a" SQLCipherEngine.o)
+    rm -rf "$work"
+    cp "$BUILD_DIR/include/sqlite3.h" "$bundle/SQLCipherEngine/include/sqlite3.h"
+    cat >"$bundle/SQLCipherEngine/include/SQLCipherEngine.h" <<'HEADER'
+// The SQLCipher engine's C API, as shipped in SQLCipherKit's artifact bundle.
+#ifndef SQLCIPHERENGINE_H
+#define SQLCIPHERENGINE_H
+// sqlite3.h declares sqlite3_key, sqlite3_key_v2, sqlite3_rekey and sqlite3_rekey_v2 only with this macro.
+#ifndef SQLITE_HAS_CODEC
+#define SQLITE_HAS_CODEC 1
+#endif
+#include "sqlite3.h"
+#endif
+HEADER
+    cat >"$bundle/SQLCipherEngine/include/module.modulemap" <<'MODULEMAP'
+// SQLCipher with OpenSSL's libcrypto inside (its symbols local): only libm is left to link.
+module SQLCipherEngine {
+    header "SQLCipherEngine.h"
+    link "m"
+    export *
+}
+MODULEMAP
+    cat >"$bundle/info.json" <<INFO
+{
+  "schemaVersion": "1.0",
+  "artifacts": {
+    "SQLCipherEngine": {
+      "type": "staticLibrary",
+      "version": $(json_string "$PIN_VERSION"),
+      "variants": [
+        {
+          "path": $(json_string "$variant/libsqlcipher.a"),
+          "supportedTriples": [$(json_string "$triple")],
+          "staticLibraryMetadata": {
+            "headerPaths": ["SQLCipherEngine/include"],
+            "moduleMapPath": "SQLCipherEngine/include/module.modulemap"
+          }
+        }
+      ]
+    }
+  }
+}
+INFO
+}
+
 assemble_dist() {
     local engine=$1 swift_lib=$2 final=$DIST_DIR/SQLCipherKit
     local staging=$DIST_DIR/.SQLCipherKit.partial
@@ -467,6 +534,8 @@ assemble_dist() {
     done
     [ -f "$staging/Modules/SQLCipherKit.swiftmodule" ] \
         || die "no SQLCipherKit.swiftmodule under $SWIFT_BIN/Modules: swiftc consumers could not import it"
+    write_artifact_bundle "$(realpath "$engine")" "$(realpath "$staging")/SQLCipherEngine.artifactbundle" \
+        "$(target_triple)"
     write_manifest "$staging" "$(target_triple)"
     STAGING=$staging
 }
@@ -489,6 +558,11 @@ verify_dist() {
         || die "the engine archive failed verification; dist/ was left as it was"
     "$dist/bin/sqlcipherkit" selfcheck | sed 's/^/  /' \
         || die "sqlcipherkit selfcheck failed: the engine does not encrypt; dist/ was left as it was"
+    # The artifact bundle: the engine checks, and SwiftPM's own audit (nothing undefined beyond the C library).
+    "$ROOT/verify-symbols.sh" "$dist"/SQLCipherEngine.artifactbundle/SQLCipherEngine/*/libsqlcipher.a \
+        || die "the artifact bundle's archive failed verification; dist/ was left as it was"
+    swift package --package-path "$ROOT" experimental-audit-binary-artifact "$dist/SQLCipherEngine.artifactbundle" \
+        | sed 's/^/  /' || die "the artifact bundle failed SwiftPM's audit; dist/ was left as it was"
 }
 
 # -------------------------------------------------------------------------------------------------- main ---
@@ -564,6 +638,7 @@ SQLCipherKit built in $((SECONDS - started))s
   artifact:  $dist/lib/libSQLCipherKit.a (Swift API + SQLCipher $PIN_VERSION, one archive)
   engine:    $dist/lib/libsqlcipher.a (C/C++ via pkg-config: $dist/lib/pkgconfig/sqlcipherkit.pc)
   CLI:       $dist/bin/sqlcipherkit (selfcheck, check, encrypt, decrypt, rekey, migrate, info, query)
+  bundle:    $dist/SQLCipherEngine.artifactbundle (SE-0482 static library, libcrypto inside, for SwiftPM)
   manifest:  $dist/MANIFEST.json
   verified:  codec symbols, downstream link, encrypted file, cipher_version self-check
 EOF
