@@ -33,9 +33,11 @@ let package = Package(
         // Benchmark, not a test: swift run -c release PoolOpeningBenchmark
         .executableTarget(name: "PoolOpeningBenchmark", dependencies: ["SQLCipherKit"]),
         // The child process the reliability tests kill, starve of disk space and inspect; not a product.
-        .executableTarget(name: "ReliabilityHelper", dependencies: ["SQLCipherKit"]),
+        .executableTarget(name: "ReliabilityHelper", dependencies: ["SQLCipherKit", "ReliabilitySupport"]),
+        // What the helper and the tests share (the seeded generator); not a product.
+        .target(name: "ReliabilitySupport"),
         // Depends on ReliabilityHelper so that SwiftPM builds it next to the test bundle.
-        .testTarget(name: "SQLCipherKitTests", dependencies: ["SQLCipherKit", "ReliabilityHelper"]),
+        .testTarget(name: "SQLCipherKitTests", dependencies: ["SQLCipherKit", "ReliabilityHelper", "ReliabilitySupport"]),
         .testTarget(name: "BuildPipelineTests"),
         // Spawns the built sqlcipherkit executable (the dependency makes SwiftPM build it first).
         .testTarget(name: "CLITests", dependencies: ["SQLCipherKitCLI"]),

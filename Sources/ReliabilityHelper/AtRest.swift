@@ -1,3 +1,4 @@
+import ReliabilitySupport
 import SQLCipherKit
 
 /// `at-rest DATABASE MARKER [--plaintext] [--temp-store-file]`: writes rows holding MARKER and walks through

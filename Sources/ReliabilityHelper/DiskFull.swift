@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ReliabilitySupport
 import SQLCipherKit
 
 /// `disk-full DATABASE JOURNAL-MODE LIMIT-BYTES`: caps the size of every file this process writes at

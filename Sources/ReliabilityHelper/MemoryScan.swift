@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ReliabilitySupport
 import SQLCipherKit
 
 /// `memory-scan FOLDER [--leak]`: uses a passphrase and a raw key for everything that handles keys — open,

@@ -1,3 +1,4 @@
+import ReliabilitySupport
 import SQLCipherKit
 
 /// The rows the crash and disk-full children write, built so that a checker can tell a complete transaction

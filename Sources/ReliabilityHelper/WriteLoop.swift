@@ -1,3 +1,4 @@
+import ReliabilitySupport
 import SQLCipherKit
 
 /// `write DATABASE JOURNAL-MODE`: commits transactions until killed, reporting `commit TX ROWS` after each

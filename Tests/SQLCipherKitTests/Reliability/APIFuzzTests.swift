@@ -1,4 +1,5 @@
 import Foundation
+import ReliabilitySupport
 import Testing
 @testable import SQLCipherKit
 
@@ -17,7 +18,7 @@ struct APIFuzzTests {
     func fuzz() throws {
         let started = Date()
         let seed = reliabilitySeed()
-        var generator = SplitMix(seed: seed)
+        var generator = SplitMix64(seed: seed)
         let folder = try TemporaryDirectory()
         let keyBytes = (0..<Key.rawKeyLength).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let key = try Key.rawKey(keyBytes)
@@ -99,7 +100,7 @@ struct APIFuzzTests {
     }
 
     /// A mutated copy of `bytes`: one to three of flips, truncations, extensions, zeroed or copied pages.
-    static func mutate(_ original: Data, using generator: inout SplitMix) -> (Data, String) {
+    static func mutate(_ original: Data, using generator: inout SplitMix64) -> (Data, String) {
         var bytes = original
         var steps: [String] = []
         let pageSize = TamperingTests.pageSize
@@ -230,7 +231,7 @@ struct FuzzStatements {
     ]
 
     /// Runs `total` random statements, reopening a fresh copy of the sample database every 250.
-    mutating func run(_ total: Int, using generator: inout SplitMix) throws {
+    mutating func run(_ total: Int, using generator: inout SplitMix64) throws {
         let path = folder.path("fuzz.db")
         let template = folder.path("template.db")
         let setup = try Database(path: template, key: key)
@@ -300,7 +301,7 @@ struct FuzzStatements {
     }
 
     /// Runs `sql` through one randomly chosen entry point of the API.
-    mutating func runOne(_ sql: String, on db: Database, using generator: inout SplitMix) throws {
+    mutating func runOne(_ sql: String, on db: Database, using generator: inout SplitMix64) throws {
         switch Int.random(in: 0..<9, using: &generator) {
         case 0, 1:
             // prepare, bind (sometimes at bad indexes or names), step, read every column as every type.
@@ -362,7 +363,7 @@ struct FuzzStatements {
     }
 
     /// `SELECT ?1, typeof(?1)` returns the bound value unchanged (NaN reads back as NULL, as SQLite stores it).
-    mutating func roundTrip(_ db: Database, using generator: inout SplitMix) throws {
+    mutating func roundTrip(_ db: Database, using generator: inout SplitMix64) throws {
         let value = Self.randomValue(using: &generator)
         guard let row = try db.fetchOne("SELECT ?1", [value]) else {
             problems.append("SELECT ? returned no row for \(value.kindName)")
@@ -390,7 +391,7 @@ struct FuzzStatements {
 
     /// Reads every column as every supported type: a value that does not convert (by the rules below) must
     /// throw typeMismatch, one that does must read; a missing column throws invalidArgument.
-    mutating func probeColumns(_ source: some FuzzColumns, using generator: inout SplitMix) {
+    mutating func probeColumns(_ source: some FuzzColumns, using generator: inout SplitMix64) {
         var found: [String] = []
         var mismatches = 0
         for index in 0..<source.fuzzCount {
@@ -453,7 +454,7 @@ struct FuzzStatements {
 
     // MARK: Random input
 
-    static func randomSQL(using generator: inout SplitMix) -> String {
+    static func randomSQL(using generator: inout SplitMix64) -> String {
         var sql: String
         switch Int.random(in: 0..<20, using: &generator) {
         case 0..<7:
@@ -491,7 +492,7 @@ struct FuzzStatements {
         return sql
     }
 
-    static func randomArguments(using generator: inout SplitMix) -> StatementArguments {
+    static func randomArguments(using generator: inout SplitMix64) -> StatementArguments {
         if Int.random(in: 0..<8, using: &generator) == 0 {
             var named: [String: (any DatabaseValueConvertible)?] = [:]
             for name in ["a", ":a", "@b", "$c", "nope"] where Bool.random(using: &generator) {
@@ -504,7 +505,7 @@ struct FuzzStatements {
 
     /// A value of every storage class, with their edges: Int64.min, NaN, infinities, empty and invalid UTF-8
     /// blobs, NUL in text, and now and then megabytes of text or blob.
-    static func randomValue(using generator: inout SplitMix) -> DatabaseValue {
+    static func randomValue(using generator: inout SplitMix64) -> DatabaseValue {
         let huge = Int.random(in: 0..<150, using: &generator) == 0
         switch Int.random(in: 0..<5, using: &generator) {
         case 0:

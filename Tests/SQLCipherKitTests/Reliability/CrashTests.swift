@@ -1,4 +1,5 @@
 import Foundation
+import ReliabilitySupport
 import SQLCipherKit
 import Testing
 
@@ -16,7 +17,7 @@ struct CrashTests {
         let key = try Key.rawKey(hex: Array(keyHex.utf8))
         var lastReported = 0, commits = 0
         let seed = UInt64.random(in: 1...UInt64.max >> 1)
-        var generator = SplitMix(seed: seed)
+        var generator = SplitMix64(seed: seed)
         let started = Date()
         for kill in 0..<Self.kills {
             let child = try HelperProcess(["write", path, mode],
@@ -63,7 +64,7 @@ struct CrashTests {
         var outcomes = (old: 0, new: 0)
         let started = Date()
         let seed = UInt64.random(in: 1...UInt64.max >> 1)
-        var generator = SplitMix(seed: seed)
+        var generator = SplitMix64(seed: seed)
         for kill in 0..<Self.rekeyKills {
             try Self.replace(path, with: original)
             let child = try HelperProcess(["rekey", path], environment: environment)
@@ -152,18 +153,5 @@ struct CrashTests {
     static func replace(_ path: String, with source: String) throws {
         for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         try FileManager.default.copyItem(atPath: source, toPath: path)
-    }
-}
-
-/// SplitMix64, seeded, so a failing run names the seed that replays it.
-struct SplitMix: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

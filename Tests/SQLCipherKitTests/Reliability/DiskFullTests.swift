@@ -1,4 +1,5 @@
 import Foundation
+import ReliabilitySupport
 import SQLCipherKit
 import Testing
 
@@ -16,7 +17,7 @@ struct DiskFullTests {
         var commits = 0
         let started = Date()
         let seed = UInt64.random(in: 1...UInt64.max >> 1)
-        var generator = SplitMix(seed: seed)
+        var generator = SplitMix64(seed: seed)
         for run in 0..<Self.runs {
             let path = folder.path("full-\(run).db")
             let db = try Database(path: path, key: key)

@@ -1,4 +1,5 @@
 import Foundation
+import ReliabilitySupport
 import SQLCipherKit
 import Testing
 
@@ -24,7 +25,7 @@ struct TamperingTests {
         let started = Date()
         let folder = try TemporaryDirectory()
         let seed = reliabilitySeed()
-        var generator = SplitMix(seed: seed)
+        var generator = SplitMix64(seed: seed)
         let keyBytes = (0..<Key.rawKeyLength).map { _ in UInt8.random(in: 0...255) }
         let target = try TamperTarget.make(in: folder, name: "raw", key: try Key.rawKey(keyBytes),
                                            secrets: [keyBytes.lowercaseHex, keyBytes.lowercaseHex.uppercased()],
@@ -134,7 +135,7 @@ struct TamperTarget {
             CREATE TABLE tag(note_id INTEGER NOT NULL, label TEXT NOT NULL);
             """)
         // Deterministic content, the same on every run.
-        var content = SplitMix(seed: 0x7A3B_E11D)
+        var content = SplitMix64(seed: 0x7A3B_E11D)
         try db.transaction {
             for id in 1...30 {
                 let length = id % 15 == 0 ? 5_000 : Int.random(in: 500...900, using: &content)

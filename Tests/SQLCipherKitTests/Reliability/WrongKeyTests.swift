@@ -1,4 +1,5 @@
 import Foundation
+import ReliabilitySupport
 import SQLCipherKit
 import Synchronization
 import Testing
@@ -16,7 +17,7 @@ struct WrongKeyTests {
         let started = Date()
         let folder = try TemporaryDirectory()
         let seed = reliabilitySeed()
-        var generator = SplitMix(seed: seed)
+        var generator = SplitMix64(seed: seed)
         let right = try Key.passphrase(Self.passphrase)
         for name in Self.databases { try Self.makeSample(folder.path(name), key: right, wal: name == "wal.db") }
         let listing = try folder.fileNames()
@@ -154,7 +155,7 @@ struct WrongKeyTests {
     /// Near misses of `right`: one character changed, dropped, doubled or swapped, case flipped, blanks and
     /// newlines around it, prefixes, suffixes, look-alike characters, other Unicode normalization, much longer.
     /// None is `right` byte for byte, nor `right` followed by NUL bytes (which PBKDF2 does not tell apart).
-    static func nearMisses(of right: String, using generator: inout SplitMix) -> [String] {
+    static func nearMisses(of right: String, using generator: inout SplitMix64) -> [String] {
         let characters = Array(right)
         func replacing(_ index: Int, with text: String) -> String {
             String(characters[..<index]) + text + String(characters[(index + 1)...])
