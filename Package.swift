@@ -41,6 +41,10 @@ let package = Package(
         .testTarget(name: "BuildPipelineTests"),
         // Spawns the built sqlcipherkit executable (the dependency makes SwiftPM build it first).
         .testTarget(name: "CLITests", dependencies: ["SQLCipherKitCLI"]),
+        // Files exchanged with an independently built SQLCipher (the sqlcipher3 wheel in a virtual environment
+        // the tests create); the CLI dependency builds sqlcipherkit next to the test bundle. python/ holds the
+        // other side's script, run from the source tree.
+        .testTarget(name: "InteropTests", dependencies: ["SQLCipherKit", "SQLCipherKitCLI"], exclude: ["python"]),
     ],
     swiftLanguageModes: [.v6]
 )

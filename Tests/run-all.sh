@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The test command (README, .ci/run): builds the artifact, or finds it up to date, with the tools the
 # downstream tests link with; runs every Swift Testing suite (the API, the reliability suite with its child
-# processes, the CLI, the build pipeline); then fuzzes the engine for 60 seconds under ASan and UBSan.
+# processes, the CLI, the build pipeline, interoperability with an independent SQLCipher build); then runs
+# SQLCipher's own test/sqlcipher.test against a harness built with the engine's flags; then fuzzes the engine
+# for 60 seconds under ASan and UBSan.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ./build-sqlcipher.sh --test-tools
 swift test
+Tests/Upstream/run-upstream.sh
 Tests/Fuzz/fuzz.sh 60

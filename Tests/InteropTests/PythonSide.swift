@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+
+/// The independent SQLCipher build the interop tests talk to: the `sqlcipher3` wheel (its own SQLCipher,
+/// SQLite and OpenSSL, built by someone else) in a virtual environment under `Vendor/build/python-venv/`
+/// (gitignored), created on the first run and reused while it still holds the pinned version.
+struct PythonSide: Sendable {
+    /// The version tested with. The wheel bundles a newer SQLCipher 4 than the pin, which is the point: a
+    /// change of this pin changes what "the other side" is, so it is deliberate.
+    static let requirement = "sqlcipher3==0.6.4"
+    static var pinnedVersion: String { String(requirement.split(separator: "=").last ?? "") }
+
+    /// What setting the environment up came to, decided once per test run.
+    enum Setup: Sendable {
+        /// Installed and importable.
+        case ready(PythonSide)
+        /// The package could not be installed here (no python3, no venv module, no package index): the one
+        /// case in which the interop tests are skipped.
+        case cannotInstall(String)
+        /// Installed, but it does not work: the tests run and fail on this.
+        case broken(String)
+    }
+
+    static let setup: Setup = makeSetup()
+
+    /// Whether the interop suite runs: everything but a failed installation.
+    static var isInstallable: Bool {
+        if case .cannotInstall = setup { return false }
+        return true
+    }
+
+    /// The ready environment, or a thrown failure saying why it is broken.
+    static func ready() throws -> PythonSide {
+        switch setup {
+        case .ready(let side): return side
+        case .broken(let reason): throw InteropFailure("the sqlcipher3 environment is broken: \(reason)")
+        case .cannotInstall(let reason): throw InteropFailure("sqlcipher3 could not be installed: \(reason)")
+        }
+    }
+
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("python/interop.py").path
+    static let venv = repository.appendingPathComponent("Vendor/build/python-venv").path
+    /// Written last, once the pinned package imports: a venv without it (an interrupted setup) is rebuilt.
+    static let marker = venv + "/.sqlcipherkit-requirement"
+
+    let python: String
+
+    /// Runs interop.py with `arguments`, the key (if any) in the child's environment only, `input` on stdin.
+    func run(_ arguments: [String], key: String? = nil, input: Data = Data()) throws -> ProcessResult {
+        var environment = ProcessInfo.processInfo.environment
+        environment["INTEROP_KEY"] = key
+        // -I: isolated mode, so no PYTHONPATH or user site-packages on this machine can change what runs.
+        return try runProcess(python, ["-I", Self.script] + arguments, environment: environment, input: input,
+                              timeout: 120)
+    }
+
+    // --------------------------------------------------------------------------------------------- setup ---
+
+    private static func makeSetup() -> Setup {
+        let python = venv + "/bin/python"
+        if (try? String(contentsOfFile: marker, encoding: .utf8)) == requirement + "\n",
+           importedVersion(python) == pinnedVersion {
+            return .ready(PythonSide(python: python))
+        }
+        try? FileManager.default.removeItem(atPath: venv)
+        do {
+            let create = try runProcess("/usr/bin/env", ["python3", "-m", "venv", venv], timeout: 300)
+            guard create.status == 0 else {
+                return skipped("python3 -m venv failed (exit \(create.status)): \(create.tail)")
+            }
+            let install = try runProcess(python, ["-m", "pip", "install", "--disable-pip-version-check",
+                                                  "--no-input", "--timeout", "60", requirement], timeout: 600)
+            guard install.status == 0 else {
+                return skipped("pip install \(requirement) failed (exit \(install.status)): \(install.tail)")
+            }
+        } catch {
+            return skipped("could not run python3: \(error)")
+        }
+        guard let version = importedVersion(python) else {
+            return .broken("\(requirement) installed, but importing sqlcipher3 fails")
+        }
+        guard version == pinnedVersion else {
+            return .broken("pip installed sqlcipher3 \(version), not the pinned \(pinnedVersion)")
+        }
+        do {
+            try Data((requirement + "\n").utf8).write(to: URL(fileURLWithPath: marker))
+        } catch {
+            return .broken("cannot write \(marker): \(error)")
+        }
+        return .ready(PythonSide(python: python))
+    }
+
+    /// The sqlcipher3 version that `python` imports, or nil when it cannot import it.
+    private static func importedVersion(_ python: String) -> String? {
+        guard FileManager.default.isExecutableFile(atPath: python),
+              let result = try? runProcess(python, ["-I", "-c", "import importlib.metadata, sqlcipher3; "
+                  + "print(importlib.metadata.version('sqlcipher3'))"], timeout: 60),
+              result.status == 0 else { return nil }
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Prints the reason as loudly as a skip deserves: this suite proves compatibility with another SQLCipher
+    /// build, and a run without it proves nothing of the kind.
+    private static func skipped(_ reason: String) -> Setup {
+        let rule = String(repeating: "=", count: 100)
+        FileHandle.standardError.write(Data("""
+            \(rule)
+            SKIPPED: InteropTests (SQLCipherKit against an independent SQLCipher build) did not run.
+            \(requirement) could not be installed into \(venv):
+            \(reason)
+            \(rule)
+
+            """.utf8))
+        return .cannotInstall(reason)
+    }
+}
