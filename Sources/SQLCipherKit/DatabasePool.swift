@@ -54,8 +54,6 @@ public final class DatabasePool: @unchecked Sendable {
     private let writerLock = NSRecursiveLock()
     private var writer: Database?
     private let readers: ReaderPool
-    private let writerQueue = DispatchQueue(label: "SQLCipherKit.DatabasePool.writer")
-    private let readerQueue = DispatchQueue(label: "SQLCipherKit.DatabasePool.readers", attributes: .concurrent)
     private var key: Key
     private let closed = ClosedFlag()
     // Thread-safe without the writer lock, which running work holds: close must reach that work.
@@ -163,14 +161,14 @@ public final class DatabasePool: @unchecked Sendable {
 
     /// ``write(_:)`` for `async` callers; cancelling the task interrupts its statement.
     public func write<Result: Sendable>(_ body: @escaping @Sendable (Database) throws -> Result) async throws -> Result {
-        try await AsyncJob.run(on: writerQueue) { job in
+        try await AsyncJob.run { job in
             try self.write { database in try job.perform(on: database, body) }
         }
     }
 
     /// ``read(_:)`` for `async` callers; cancelling the task interrupts its statement.
     public func read<Result: Sendable>(_ body: @escaping @Sendable (Database) throws -> Result) async throws -> Result {
-        try await AsyncJob.run(on: readerQueue) { job in
+        try await AsyncJob.run { job in
             try self.read { database in try job.perform(on: database, body) }
         }
     }

@@ -9,14 +9,13 @@ import Foundation
 /// ```
 ///
 /// ``write(_:)`` runs its closure in a transaction (rolled back if it throws); ``read(_:)`` runs its closure
-/// in a read transaction, so it sees one consistent state. The `async` variants wait on a Dispatch thread,
+/// in a read transaction, so it sees one consistent state. The `async` variants wait on a thread of their own,
 /// never blocking Swift's cooperative threads; cancelling the task interrupts its statement.
 public final class DatabaseQueue: @unchecked Sendable {
     // Invariant: `database` is only touched while `lock` is held (the lock is recursive, so a closure may call
     // read or write again on the same thread). That is what makes the class Sendable.
     private let lock = NSRecursiveLock()
     private var database: Database?
-    private let dispatchQueue = DispatchQueue(label: "SQLCipherKit.DatabaseQueue")
 
     /// The database file's path.
     public let path: String
@@ -41,14 +40,14 @@ public final class DatabaseQueue: @unchecked Sendable {
 
     /// ``write(_:)`` for `async` callers.
     public func write<Result: Sendable>(_ body: @escaping @Sendable (Database) throws -> Result) async throws -> Result {
-        try await AsyncJob.run(on: dispatchQueue) { job in
+        try await AsyncJob.run { job in
             try self.write { database in try job.perform(on: database, body) }
         }
     }
 
     /// ``read(_:)`` for `async` callers.
     public func read<Result: Sendable>(_ body: @escaping @Sendable (Database) throws -> Result) async throws -> Result {
-        try await AsyncJob.run(on: dispatchQueue) { job in
+        try await AsyncJob.run { job in
             try self.read { database in try job.perform(on: database, body) }
         }
     }
