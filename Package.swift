@@ -30,8 +30,6 @@ let package = Package(
             name: "SQLCipherKitCLI",
             dependencies: ["SQLCipherKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        // Benchmark, not a test: swift run -c release PoolOpeningBenchmark
-        .executableTarget(name: "PoolOpeningBenchmark", dependencies: ["SQLCipherKit"]),
         // The child process the reliability tests kill, starve of disk space and inspect; not a product.
         .executableTarget(name: "ReliabilityHelper", dependencies: ["SQLCipherKit", "ReliabilitySupport"]),
         // What the helper and the tests share (the seeded generator); not a product.

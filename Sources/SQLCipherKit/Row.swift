@@ -52,13 +52,22 @@ public struct Row: Sendable, Hashable {
         return try get(index, as: T.self)
     }
 
+    // Inlinable so that typed reads are specialized in the caller: unspecialized, each read looked up the
+    // metadata of `Optional<T>` at run time, which cost more than SQLite's own column read (BENCHMARKS.md).
+    @inlinable
     static func convert<T: DatabaseValueConvertible>(_ value: DatabaseValue, to type: T.Type, column: String,
                                                      sql: String?) throws(SQLCipherError) -> T {
         guard let converted = T.fromDatabaseValue(value) else {
-            throw SQLCipherError(kind: .typeMismatch,
-                                 message: "column \(column) holds \(value.storageClassName), not \(T.self)", sql: sql)
+            throw typeMismatch(value, to: T.self, column: column, sql: sql)
         }
         return converted
+    }
+
+    /// The error of a value that does not convert to `type` (kept out of line: the inlined path stays small).
+    @usableFromInline
+    static func typeMismatch(_ value: DatabaseValue, to type: Any.Type, column: String, sql: String?) -> SQLCipherError {
+        SQLCipherError(kind: .typeMismatch, message: "column \(column) holds \(value.storageClassName), not \(type)",
+                       sql: sql)
     }
 }
 

@@ -28,6 +28,11 @@ public final class Statement {
     /// The names of the result columns, in order.
     public let columnNames: [String]
 
+    /// Whether the statement was stepped since it was last reset. Resetting a statement that was not is a no-op
+    /// for SQLite but still a call that takes the connection's mutex; `execute` and `bind` reset first, so a
+    /// bind-and-run loop would pay for two such calls per row.
+    private var isStepped = false
+
     convenience init(database: Database, sql: String) throws(SQLCipherError) {
         let (handle, consumed) = try Statement.compile(Substring(sql), database: database)
         guard let handle else {
@@ -150,9 +155,13 @@ public final class Statement {
     /// value a parameter of that name.
     public func bind(_ arguments: StatementArguments) throws(SQLCipherError) {
         reset()
-        clearBindings()
+        let parameterCount = parameterCount
         guard arguments.positional.count <= parameterCount else {
             throw .api(.invalidArgument, "\(arguments.positional.count) arguments for \(parameterCount) parameters")
+        }
+        // Only parameters the arguments leave out keep an old value: when they bind every one, clearing is skipped.
+        if !arguments.named.isEmpty || arguments.positional.count < parameterCount {
+            clearBindings()
         }
         for (offset, value) in arguments.positional.enumerated() {
             try bind(value, at: Int32(offset + 1))
@@ -213,6 +222,7 @@ public final class Statement {
     public func step() throws(SQLCipherError) -> Bool {
         _ = try database.openHandle()
         try database.checkCancellation()
+        isStepped = true
         let code = sqlite3_step(handle)
         switch code {
         case SQLITE_ROW: return true
@@ -220,13 +230,16 @@ public final class Statement {
         default:
             // Reset so the statement can run again, and report the step's error (reset returns it too).
             sqlite3_reset(handle)
+            isStepped = false
             throw SQLCipherError(code: code, connection: sqlite3_db_handle(handle), path: database.path, sql: sql)
         }
     }
 
     /// Rewinds the statement so it can run again; bindings are kept.
     public func reset() {
+        guard isStepped else { return }
         sqlite3_reset(handle)
+        isStepped = false
     }
 
     /// Resets, binds `arguments` (when given), and steps until done, discarding any rows.
@@ -283,6 +296,8 @@ public final class Statement {
     ///
     /// - Throws: ``SQLCipherError/Kind/typeMismatch`` when the value does not convert (read NULL as an
     ///   optional); ``SQLCipherError/Kind/invalidArgument`` when there is no such column.
+    // Inlinable so that the read is specialized for `T` in the caller (see `Row.convert`).
+    @inlinable
     public func column<T: DatabaseValueConvertible>(_ index: Int, as type: T.Type = T.self) throws(SQLCipherError) -> T {
         guard (0..<columnCount).contains(index) else {
             throw SQLCipherError(kind: .invalidArgument, message: "no column \(index) (there are \(columnCount))", sql: sql)

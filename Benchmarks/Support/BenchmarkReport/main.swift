@@ -1,0 +1,296 @@
+// Writes BENCHMARKS.md from the samples package-benchmark exported (`--format histogramSamples`), one folder per
+// pass of Benchmarks/run.sh:
+//
+//   BenchmarkReport --output FILE --facts DIR --machine FILE --command TEXT [--notes FILE] PASS_DIR...
+//
+// Each exported file holds one metric of one benchmark: a header line "<metric> <unit>", then one value per line
+// (the variants record microseconds). Medians are taken per pass (and pooled, for the table of times); every
+// ratio is a ratio of one pass's medians, shown combined over the passes (geometric mean) with each pass's own
+// value after it, so that its stability can be read.
+import Foundation
+
+struct Options {
+    var output = "BENCHMARKS.md"
+    var facts: String?
+    var machine: String?
+    var command = "Benchmarks/run.sh"
+    var notes: String?
+    var passes: [String] = []
+}
+
+func parseOptions() -> Options {
+    var options = Options()
+    var arguments = CommandLine.arguments.dropFirst()
+    while let argument = arguments.popFirst() {
+        switch argument {
+        case "--output": options.output = arguments.popFirst() ?? options.output
+        case "--facts": options.facts = arguments.popFirst()
+        case "--machine": options.machine = arguments.popFirst()
+        case "--command": options.command = arguments.popFirst() ?? options.command
+        case "--notes": options.notes = arguments.popFirst()
+        default: options.passes.append(argument)
+        }
+    }
+    return options
+}
+
+/// Samples by target, benchmark and metric, for one pass.
+typealias Samples = [String: [String: [String: [Double]]]]
+
+/// The target and benchmark names (package-benchmark names the exported files
+/// "<baseline>.<target>.<benchmark>.<metric>.histogram.samples.tsv", with spaces and slashes replaced).
+let targets = ["SQLCipherKitBenchmarks", "GRDBBenchmarks"]
+let benchmarkNames = ["1 bulk insert", "2 full scan", "3 point selects", "4 single-row transactions",
+                      "5 memory security", "6 open one connection", "7 open 8 connections",
+                      "8 point selects, 32 MiB cache"]
+
+/// The variants' metric names (Support/SQLCipherKitWorkloads, GRDBBenchmarks).
+let metricNames = ["encrypted", "plain", "raw C encrypted", "raw C plain", "GRDB", "raw C system SQLite",
+                   "passphrase", "raw key", "per-connection KDF", "KDF once (pool)", "encrypted, 32 MiB cache",
+                   "plain, 32 MiB cache"] + benchmarkNames
+
+/// A benchmark name as package-benchmark 1.38.1 spells it in file names (`cleanupStringForShellSafety`).
+func shellSafe(_ text: String) -> String {
+    text.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: " ", with: "_")
+}
+
+func readPass(_ folder: String) throws -> Samples {
+    var samples: Samples = [:]
+    for file in try FileManager.default.contentsOfDirectory(atPath: folder) where file.hasSuffix(".samples.tsv") {
+        guard let target = targets.first(where: { file.contains(".\($0).") }),
+              let benchmark = benchmarkNames.first(where: { file.contains(".\(target).\(shellSafe($0)).") }) else {
+            continue
+        }
+        let lines = try String(contentsOfFile: folder + "/" + file, encoding: .utf8).split(separator: "\n")
+        guard let header = lines.first else { continue }
+        // The header is "<metric> <unit>", and the variants' unit is empty: the metric is the longest known name
+        // the header starts with.
+        guard let metric = metricNames.filter({ header.hasPrefix($0) }).max(by: { $0.count < $1.count }) else {
+            continue
+        }
+        samples[target, default: [:]][benchmark, default: [:]][metric] = lines.dropFirst().compactMap { Double($0) }
+    }
+    return samples
+}
+
+func median(_ values: [Double]) -> Double? {
+    guard !values.isEmpty else { return nil }
+    let sorted = values.sorted()
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+func fail(_ message: String, status: Int32) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    exit(status)
+}
+
+let options = parseOptions()
+let passes: [Samples] = options.passes.map { folder in
+    do {
+        return try readPass(folder)
+    } catch {
+        fail("cannot read \(folder): \(error)", status: 1)
+    }
+}
+if passes.isEmpty {
+    fail("usage: BenchmarkReport --output FILE [--facts DIR] [--machine FILE] [--command TEXT] [--notes FILE] PASS_DIR...",
+         status: 64)
+}
+
+/// The samples of one metric, pooled over the passes (nil pass) or of one pass.
+func values(_ target: String, _ benchmark: String, _ metric: String, pass: Int? = nil) -> [Double] {
+    let chosen = pass.map { [passes[$0]] } ?? passes
+    return chosen.flatMap { $0[target]?[benchmark]?[metric] ?? [] }
+}
+
+func medianOf(_ target: String, _ benchmark: String, _ metric: String, pass: Int? = nil) -> Double? {
+    median(values(target, benchmark, metric, pass: pass))
+}
+
+/// A ratio of medians, per pass, and combined as the geometric mean of the passes' ratios. Not the ratio of the
+/// pooled medians: the load on the machine differs between passes, and pooling could pair one variant's median from
+/// a busy pass with another's from a quiet one, undoing what running them side by side achieves.
+struct Ratio {
+    let perPass: [Double?]
+
+    var pooled: Double? {
+        let values = perPass.compactMap { $0 }
+        guard !values.isEmpty, values.count == perPass.count else { return nil }
+        return exp(values.map { log($0) }.reduce(0, +) / Double(values.count))
+    }
+
+    var text: String {
+        guard let pooled else { return "–" }
+        let each = perPass.map { $0.map { String(format: "%.2f", $0) } ?? "–" }.joined(separator: ", ")
+        return String(format: "%.2f", pooled) + (perPass.count > 1 ? " (\(each))" : "")
+    }
+}
+
+typealias Operand = (target: String, benchmark: String, metric: String)
+
+func ratio(_ numerator: Operand, _ denominator: Operand) -> Ratio {
+    func of(_ pass: Int?) -> Double? {
+        guard let top = medianOf(numerator.target, numerator.benchmark, numerator.metric, pass: pass),
+              let bottom = medianOf(denominator.target, denominator.benchmark, denominator.metric, pass: pass),
+              bottom > 0 else { return nil }
+        return top / bottom
+    }
+    return Ratio(perPass: passes.indices.map { of($0) })
+}
+
+func milliseconds(_ microseconds: Double?) -> String {
+    guard let microseconds else { return "–" }
+    let value = microseconds / 1000
+    return value >= 100 ? String(format: "%.0f", value) : value >= 10 ? String(format: "%.1f", value)
+        : String(format: "%.2f", value)
+}
+
+let kit = "SQLCipherKitBenchmarks"
+let grdb = "GRDBBenchmarks"
+let workloads = Array(benchmarkNames.prefix(4))
+let sampleCount = values(kit, workloads[0], "encrypted").count
+let roundsPerPass = passes.first.flatMap { $0[kit]?[workloads[0]]?["encrypted"]?.count } ?? 0
+
+var report = """
+    # Benchmarks
+
+    SQLCipherKit's cost over the same engine driven from C, the cost of encryption, and GRDB.swift on the system's
+    SQLite for comparison. Generated by `Benchmarks/run.sh` (the harness is
+    [package-benchmark](https://github.com/ordo-one/benchmark) 1.38.1; see [Method](#method)); the analysis
+    at the end is written by hand from the run it names.
+
+
+    """
+
+report += "## Machine and command\n\n"
+if let machine = options.machine, let text = try? String(contentsOfFile: machine, encoding: .utf8) {
+    for line in text.split(separator: "\n") { report += "- \(line)\n" }
+}
+report += "- Command: `\(options.command)` — \(passes.count) pass(es) of \(roundsPerPass) measured rounds each "
+    + "(\(sampleCount) samples per variant, pooled)\n"
+if let facts = options.facts, let files = try? FileManager.default.contentsOfDirectory(atPath: facts) {
+    for file in files.sorted() where file.hasSuffix(".facts") {
+        if let text = try? String(contentsOfFile: facts + "/" + file, encoding: .utf8) {
+            report += "- Checked at run time by \(file.dropLast(6)): \(text.trimmingCharacters(in: .whitespacesAndNewlines))\n"
+        }
+    }
+}
+
+report += """
+
+    ## Medians (milliseconds, all samples of all passes)
+
+    | Workload | encrypted | plain | raw C encrypted | raw C plain | encrypted + memory security ¹ | GRDB ² | raw C, system SQLite ² |
+    | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+
+    """
+for workload in workloads {
+    let cells = [
+        medianOf(kit, workload, "encrypted"), medianOf(kit, workload, "plain"),
+        medianOf(kit, workload, "raw C encrypted"), medianOf(kit, workload, "raw C plain"),
+        medianOf(kit, "5 memory security", workload), medianOf(grdb, workload, "GRDB"),
+        medianOf(grdb, workload, "raw C system SQLite"),
+    ].map(milliseconds)
+    report += "| \(workload) | " + cells.joined(separator: " | ") + " |\n"
+}
+report += """
+
+    ¹ Informational; its own process (`cipher_memory_security` cannot be turned off again in a process), so it is
+    not interleaved with the other columns. ² Their own process, on the system's SQLite (see Method).
+
+
+    """
+
+report += """
+    ## Ratios of medians
+
+    Each ratio is one pass's median over another median of the same pass; the first figure combines the passes
+    (geometric mean), each pass's own follows in parentheses. Targets from the issue in the headers.
+
+    | Workload | encrypted / plain (≤ 1.10 on 1–2, ≤ 1.15 on 3) | SQLCipherKit / raw C, plain (≤ 1.05) | SQLCipherKit / raw C, encrypted (≤ 1.05) | SQLCipherKit plain / GRDB (≤ 1.0) | GRDB / its raw C | raw C plain / raw C system SQLite | memory security / encrypted |
+    | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+
+    """
+struct Verdict {
+    let name: String
+    let ratio: Ratio
+    let limit: Double
+    let atLeast: Bool
+}
+var verdicts: [Verdict] = []
+for (index, workload) in workloads.enumerated() {
+    let encryption = ratio((kit, workload, "encrypted"), (kit, workload, "plain"))
+    let layerPlain = ratio((kit, workload, "plain"), (kit, workload, "raw C plain"))
+    let layerEncrypted = ratio((kit, workload, "encrypted"), (kit, workload, "raw C encrypted"))
+    let versusGRDB = ratio((kit, workload, "plain"), (grdb, workload, "GRDB"))
+    let grdbLayer = ratio((grdb, workload, "GRDB"), (grdb, workload, "raw C system SQLite"))
+    let engines = ratio((kit, workload, "raw C plain"), (grdb, workload, "raw C system SQLite"))
+    let memory = ratio((kit, "5 memory security", workload), (kit, workload, "encrypted"))
+    report += "| \(workload) | " + [encryption, layerPlain, layerEncrypted, versusGRDB, grdbLayer, engines, memory]
+        .map(\.text).joined(separator: " | ") + " |\n"
+    if index < 3 {
+        verdicts.append(Verdict(name: "encrypted / plain, \(workload)", ratio: encryption,
+                                limit: index < 2 ? 1.10 : 1.15, atLeast: false))
+    }
+    verdicts.append(Verdict(name: "SQLCipherKit / raw C (plain), \(workload)", ratio: layerPlain, limit: 1.05,
+                            atLeast: false))
+    verdicts.append(Verdict(name: "SQLCipherKit / raw C (encrypted), \(workload)", ratio: layerEncrypted, limit: 1.05,
+                            atLeast: false))
+    verdicts.append(Verdict(name: "SQLCipherKit / GRDB (plain), \(workload)", ratio: versusGRDB, limit: 1.0,
+                            atLeast: false))
+}
+
+let cached = "8 point selects, 32 MiB cache"
+let cachedRatio = ratio((kit, cached, "encrypted, 32 MiB cache"), (kit, cached, "plain, 32 MiB cache"))
+report += """
+
+    ## Point selects with a page cache that holds the database (informational)
+
+    Workload 3 with `PRAGMA cache_size = -32768` (32 MiB; SQLite's default is 2,000 KiB, a sixth of the 13 MB
+    database). Each measurement still starts from an empty cache (a fresh connection).
+
+    | encrypted (ms) | plain (ms) | encrypted / plain |
+    | ---: | ---: | ---: |
+    | \(milliseconds(medianOf(kit, cached, "encrypted, 32 MiB cache"))) | \(milliseconds(medianOf(kit, cached, "plain, 32 MiB cache"))) | \(cachedRatio.text) |
+
+    """
+
+let open1 = "6 open one connection"
+let open8 = "7 open 8 connections"
+let passphraseRatio = ratio((kit, open1, "passphrase"), (kit, open1, "raw key"))
+let poolRatio = ratio((kit, open8, "per-connection KDF"), (kit, open8, "KDF once (pool)"))
+verdicts.append(Verdict(name: "KDF once speed-up, 8 connections", ratio: poolRatio, limit: 6, atLeast: true))
+report += """
+
+    ## Opening (milliseconds)
+
+    | Comparison | slow | fast | slow / fast |
+    | --- | ---: | ---: | ---: |
+    | one connection: passphrase (PBKDF2-HMAC-SHA512 × 256,000) vs raw key | \(milliseconds(medianOf(kit, open1, "passphrase"))) | \(milliseconds(medianOf(kit, open1, "raw key"))) | \(passphraseRatio.text) |
+    | 8 connections: each derives the key vs `DatabasePool` (1 writer + 7 readers) deriving it once (target ≥ 6×) | \(milliseconds(medianOf(kit, open8, "per-connection KDF"))) | \(milliseconds(medianOf(kit, open8, "KDF once (pool)"))) | \(poolRatio.text) |
+
+    ## Targets
+
+    | Target | ratio (passes combined) | per pass | met |
+    | --- | ---: | --- | --- |
+
+    """
+for verdict in verdicts {
+    let perPass = verdict.ratio.perPass.map { $0.map { String(format: "%.2f", $0) } ?? "–" }.joined(separator: ", ")
+    let met = verdict.ratio.pooled.map { verdict.atLeast ? $0 >= verdict.limit : $0 <= verdict.limit }
+    let limit = (verdict.atLeast ? "≥ " : "≤ ") + String(format: "%.2f", verdict.limit)
+    report += "| \(verdict.name) (\(limit)) | \(verdict.ratio.pooled.map { String(format: "%.2f", $0) } ?? "–") "
+        + "| \(perPass) | \(met.map { $0 ? "yes" : "**no**" } ?? "–") |\n"
+}
+
+if let notes = options.notes, let text = try? String(contentsOfFile: notes, encoding: .utf8) {
+    report += "\n" + text
+}
+
+do {
+    try report.write(toFile: options.output, atomically: true, encoding: .utf8)
+    print("wrote \(options.output)")
+} catch {
+    fail("cannot write \(options.output): \(error)", status: 1)
+}

@@ -1,0 +1,34 @@
+// The C baseline loops (Support/RawLoops/raw_loops.inc) compiled against the system's SQLite (libsqlite3), the engine GRDB runs on.
+// Every function returns an SQLite result code (SQLITE_OK on success).
+#ifndef CRAW_SYSTEM_SQLITE_H
+#define CRAW_SYSTEM_SQLITE_H
+
+#include <stdint.h>
+
+struct sqlite3;
+
+/// Opens (creating) `path` as SQLCipherKit does, keys it with `key` (NULL: no key) and reads page 1.
+int rawsystem_open(const char *path, const void *key, int key_length, struct sqlite3 **out);
+/// Closes a connection.
+void rawsystem_close(struct sqlite3 *db);
+/// Runs SQL (scripts too), discarding rows.
+int rawsystem_exec(struct sqlite3 *db, const char *sql);
+/// The connection's last error message.
+const char *rawsystem_errmsg(struct sqlite3 *db);
+/// The first column of the first row of `sql` as text into `buffer`: SQLITE_ROW, or SQLITE_DONE for no row.
+int rawsystem_query_text(struct sqlite3 *db, const char *sql, char *buffer, int capacity);
+/// Workload 1: every row inserted in one transaction with one prepared statement.
+int rawsystem_bulk_insert(struct sqlite3 *db, const char *insert_sql, const char *begin_sql, const char *commit_sql,
+                     int64_t count, const int64_t *ids, const char *texts, int text_length, const double *reals,
+                     const unsigned char *blobs, int blob_length);
+/// Workload 2: every row of `sql`, its first column summed.
+int rawsystem_scan_sum(struct sqlite3 *db, const char *sql, double *sum);
+/// Workload 3: one row per id, every column read and folded into the outputs.
+int rawsystem_point_selects(struct sqlite3 *db, const char *sql, const int64_t *ids, int64_t count, int64_t *rows,
+                       int64_t *text_bytes, int64_t *blob_bytes, double *real_sum, int64_t *first_bytes);
+/// Workload 4: one transaction per row.
+int rawsystem_single_transactions(struct sqlite3 *db, const char *insert_sql, const char *begin_sql,
+                             const char *commit_sql, int64_t count, const int64_t *ids, const char *texts,
+                             int text_length, const double *reals, const unsigned char *blobs, int blob_length);
+
+#endif

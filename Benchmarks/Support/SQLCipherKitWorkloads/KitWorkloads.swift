@@ -1,0 +1,219 @@
+import BenchmarkSupport
+import CRawSQLCipher
+import Foundation
+import SQLCipherKit
+
+/// The C baseline compiled against the engine SQLCipherKit links, in this same process.
+public let rawC = RawCFunctions(open: rawsqlcipher_open, close: rawsqlcipher_close, exec: rawsqlcipher_exec,
+                                errorMessage: rawsqlcipher_errmsg, queryText: rawsqlcipher_query_text,
+                                bulkInsert: rawsqlcipher_bulk_insert, scan: rawsqlcipher_scan_sum,
+                                pointSelects: rawsqlcipher_point_selects,
+                                singleTransactions: rawsqlcipher_single_transactions)
+
+/// The raw key of every encrypted variant: SQLCipher 4 defaults with no key derivation, so the workloads measure
+/// page encryption alone (key derivation is the opening benchmarks' subject).
+public let rawKeyBytes: [UInt8] = (0..<Key.rawKeyLength).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+
+/// The same key as the bytes `sqlite3_key_v2` receives from `Key.rawKey`: `x'` + 64 hex digits + `'`.
+public let rawKeyMaterial: [UInt8] = Array(("x'" + rawKeyBytes.map { String(format: "%02x", $0) }.joined() + "'").utf8)
+
+/// How a variant's database is keyed.
+public enum Protection: String, CaseIterable, Sendable {
+    /// SQLCipher 4 defaults, raw key.
+    case encrypted
+    /// The same engine, no key: a plain SQLite file.
+    case plain
+    /// As ``encrypted``, with `cipher_memory_security = ON` (process-wide from then on).
+    case memorySecurity
+
+    /// Opens `path` through SQLCipherKit (untimed in every workload).
+    public func open(_ path: String) throws -> Database {
+        switch self {
+        case .encrypted:
+            return try Database(path: path, key: .rawKey(rawKeyBytes))
+        case .plain:
+            return try Database(unencryptedPath: path)
+        case .memorySecurity:
+            let configuration = Database.Configuration(cipher: CipherSettings(memorySecurity: true))
+            return try Database(path: path, key: .rawKey(rawKeyBytes), configuration: configuration)
+        }
+    }
+
+    /// Opens `path` through the C baseline.
+    public func openRaw(_ path: String) throws -> RawConnection {
+        switch self {
+        case .encrypted: try RawConnection(rawC, path: path, keyMaterial: rawKeyMaterial)
+        case .plain: try RawConnection(rawC, path: path, keyMaterial: nil)
+        case .memorySecurity: throw BenchmarkFailure("the C baseline does not run with memory security")
+        }
+    }
+}
+
+/// The four workloads through SQLCipherKit's public API, written as its README and documentation show:
+/// a prepared ``Statement`` with ``Statement/execute(_:)`` and array arguments, ``Statement/step()`` and typed
+/// ``Statement/column(_:as:)`` reads, ``Database/transaction(_:_:)``.
+public enum KitWorkloads {
+    /// Workload 1.
+    public static func bulkInsert(_ database: Database, _ rows: Rows) throws {
+        let insert = try database.prepare(WorkloadSQL.insert)
+        try database.transaction {
+            for index in rows.ids.indices {
+                try insert.execute([rows.ids[index], rows.texts[index], rows.reals[index], rows.blobs[index]])
+            }
+        }
+    }
+
+    /// Workload 2.
+    public static func scanSum(_ database: Database) throws -> Double {
+        let scan = try database.prepare(WorkloadSQL.scan)
+        var sum = 0.0
+        while try scan.step() {
+            sum += try scan.column(0, as: Double.self)
+        }
+        return sum
+    }
+
+    /// Workload 3.
+    public static func pointSelects(_ database: Database, _ rows: Rows) throws -> PointSelectChecksum {
+        let select = try database.prepare(WorkloadSQL.pointSelect)
+        var checksum = PointSelectChecksum()
+        for id in rows.selectIDs {
+            try select.bind([id])
+            guard try select.step() else { throw BenchmarkFailure("no row \(id)") }
+            let text = try select.column(0, as: String.self)
+            let real = try select.column(1, as: Double.self)
+            let blob = try select.column(2, as: [UInt8].self)
+            checksum.rows += 1
+            checksum.textBytes += text.utf8.count
+            checksum.realSum += real
+            checksum.blobBytes += blob.count
+        }
+        return checksum
+    }
+
+    /// Workload 4.
+    public static func singleTransactions(_ database: Database, _ rows: Rows) throws {
+        let insert = try database.prepare(WorkloadSQL.insert)
+        for index in 0..<Rows.transactionCount {
+            try database.transaction {
+                try insert.execute([rows.ids[index], rows.texts[index], rows.reals[index], rows.blobs[index]])
+            }
+        }
+    }
+}
+
+/// The variants of each workload: SQLCipherKit and the C baseline, each in the given protections. Every run does
+/// its own set-up (a fresh file, or a fresh connection to a prepared one) outside the measured part.
+public final class Variants {
+    private let process: BenchmarkProcess
+    private var readFixtures: [Protection: String] = [:]
+
+    /// The variants of the benchmark process `process`.
+    public init(process: BenchmarkProcess) {
+        self.process = process
+    }
+
+    private var rows: Rows { process.rows }
+
+    private func freshFile(_ name: String) throws -> String {
+        try process.scratch().freshFile(name)
+    }
+
+    /// SQLCipherKit and C variants of `workload`: "encrypted", "plain", "raw C encrypted", "raw C plain".
+    public func standard(_ workload: Workload) -> [Variant] {
+        [kit(workload, .encrypted), kit(workload, .plain), raw(workload, .encrypted), raw(workload, .plain)]
+    }
+
+    /// SQLCipherKit running `workload` with `protection`, named after the protection.
+    public func kit(_ workload: Workload, _ protection: Protection, name: String? = nil) -> Variant {
+        Variant(name ?? protection.rawValue) { [self] in
+            // Generated (once) before anything is timed.
+            let rows = rows
+            switch workload {
+            case .bulkInsert:
+                let database = try protection.open(try freshFile("insert-\(protection).db"))
+                try database.execute(WorkloadSQL.createTable)
+                let elapsed = try SideBySide.time { try KitWorkloads.bulkInsert(database, rows) }
+                try Checks.rowCount(database.scalar(Int.self, "SELECT count(*) FROM item") ?? 0, Rows.count)
+                return elapsed
+            case .fullScan:
+                let database = try protection.open(try readFixture(protection))
+                var sum = 0.0
+                let elapsed = try SideBySide.time { sum = try KitWorkloads.scanSum(database) }
+                try Checks.scanSum(sum, rows)
+                return elapsed
+            case .pointSelects:
+                let database = try protection.open(try readFixture(protection))
+                var checksum = PointSelectChecksum()
+                let elapsed = try SideBySide.time { checksum = try KitWorkloads.pointSelects(database, rows) }
+                try Checks.pointSelects(checksum, rows)
+                return elapsed
+            case .transactions:
+                let database = try protection.open(try freshFile("transactions-\(protection).db"))
+                try database.execute(WorkloadSQL.walNormal)
+                try database.execute(WorkloadSQL.createTable)
+                let elapsed = try SideBySide.time { try KitWorkloads.singleTransactions(database, rows) }
+                try Checks.rowCount(database.scalar(Int.self, "SELECT count(*) FROM item") ?? 0, Rows.transactionCount)
+                return elapsed
+            }
+        }
+    }
+
+    /// The page cache of ``pointSelectsWithLargeCache(_:)``: 32 MiB, more than the 13 MB database.
+    public static let largeCache = "PRAGMA cache_size = -32768"
+
+    /// Informational: workload 3 through SQLCipherKit with a page cache that holds the whole database, named
+    /// "<protection>, 32 MiB cache". SQLite's default cache (2,000 KiB) holds a sixth of it, so by default most
+    /// point selects read a page from the file, and an encrypted connection decrypts and authenticates it.
+    public func pointSelectsWithLargeCache(_ protection: Protection) -> Variant {
+        Variant("\(protection.rawValue), 32 MiB cache") { [self] in
+            let rows = rows
+            let database = try protection.open(try readFixture(protection))
+            try database.execute(Variants.largeCache)
+            var checksum = PointSelectChecksum()
+            let elapsed = try SideBySide.time { checksum = try KitWorkloads.pointSelects(database, rows) }
+            try Checks.pointSelects(checksum, rows)
+            return elapsed
+        }
+    }
+
+    /// The C baseline running `workload` with `protection`, named "raw C <protection>".
+    public func raw(_ workload: Workload, _ protection: Protection) -> Variant {
+        Variant("raw C \(protection.rawValue)") { [self] in
+            let rows = rows
+            switch workload {
+            case .bulkInsert:
+                let connection = try protection.openRaw(try freshFile("insert-raw-\(protection).db"))
+                try connection.execute(WorkloadSQL.createTable)
+                let elapsed = try connection.insert(rows, count: Rows.count, oneTransaction: true)
+                try Checks.rowCount(Int(try connection.text("SELECT count(*) FROM item") ?? "") ?? 0, Rows.count)
+                return elapsed
+            case .fullScan:
+                return try protection.openRaw(try readFixture(protection)).scan(rows)
+            case .pointSelects:
+                return try protection.openRaw(try readFixture(protection)).pointSelects(rows)
+            case .transactions:
+                let connection = try protection.openRaw(try freshFile("transactions-raw-\(protection).db"))
+                try connection.execute(WorkloadSQL.walNormal)
+                try connection.execute(WorkloadSQL.createTable)
+                let elapsed = try connection.insert(rows, count: Rows.transactionCount, oneTransaction: false)
+                try Checks.rowCount(Int(try connection.text("SELECT count(*) FROM item") ?? "") ?? 0,
+                                    Rows.transactionCount)
+                return elapsed
+            }
+        }
+    }
+
+    /// The database the scan and the point selects read, written once per process (by the bulk insert, in the
+    /// default rollback-journal mode) and shared by SQLCipherKit and the C baseline of the same protection.
+    private func readFixture(_ protection: Protection) throws -> String {
+        if let path = readFixtures[protection] { return path }
+        let path = try freshFile("read-\(protection).db")
+        let database = try protection.open(path)
+        try database.execute(WorkloadSQL.createTable)
+        try KitWorkloads.bulkInsert(database, rows)
+        database.close()
+        readFixtures[protection] = path
+        return path
+    }
+}

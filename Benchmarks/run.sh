@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Runs SQLCipherKit's benchmarks and writes BENCHMARKS.md at the repository root (not part of the test command).
+#
+#   Benchmarks/run.sh [--passes N] [--rounds N] [--output FILE]
+#   Benchmarks/run.sh --report-only     # rewrite BENCHMARKS.md from the last run's samples (after editing ANALYSIS.md)
+#
+# Each pass is one `swift package benchmark` run of both benchmark executables (SQLCipherKit's and GRDB's); each
+# benchmark in it measures every variant of a workload side by side, in rounds (SideBySide in
+# Support/BenchmarkSupport). Defaults: 2 passes of 7 rounds, 6-8 minutes on a 2-core machine after a first
+# build of about 5. The hand-written analysis (Benchmarks/ANALYSIS.md) is appended to the generated tables. The
+# samples stay in Benchmarks/.build/benchmark-samples/ (gitignored) until the next run.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+passes=2
+rounds=7
+output="$root/BENCHMARKS.md"
+report_only=false
+command_line=$(echo "Benchmarks/run.sh $*" | sed 's/ *$//')
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --passes) passes=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    --output) output=$2; shift 2 ;;
+    --report-only) report_only=true; shift ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) echo "unknown option $1 (see --help)" >&2; exit 64 ;;
+  esac
+done
+
+if [ ! -f "$root/Vendor/build/lib/libsqlcipher.a" ]; then
+  echo "no engine in Vendor/build/lib: run ./build-sqlcipher.sh first" >&2
+  exit 1
+fi
+if ! [ -f /usr/include/sqlite3.h ]; then
+  # GRDB and the system-SQLite C baseline build against the system's SQLite.
+  echo "the system's SQLite headers are missing: apt-get install libsqlite3-dev" >&2
+  exit 1
+fi
+
+work="$here/.build/benchmark-samples"
+report() {
+  swift build -c release --package-path "$here" --product BenchmarkReport >/dev/null
+  "$here/.build/release/BenchmarkReport" --output "$output" --facts "$work/facts" --machine "$work/machine.txt" \
+    --command "$(cat "$work/command.txt")" --notes "$here/ANALYSIS.md" "$work"/pass*/
+}
+if $report_only; then
+  [ -f "$work/machine.txt" ] || { echo "no samples in $work: run Benchmarks/run.sh first" >&2; exit 1; }
+  report
+  exit 0
+fi
+rm -rf "$work"
+mkdir -p "$work/facts"
+echo "$command_line" >"$work/command.txt"
+
+seconds() { date +%s; }
+started=$(seconds)
+echo "== build (release)"
+swift build -c release --package-path "$here" >/dev/null
+built=$(seconds)
+
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+for pass in $(seq 1 "$passes"); do
+  echo "== pass $pass of $passes ($rounds rounds per benchmark)"
+  mkdir -p "$work/pass$pass"
+  # --disable-sandbox: the benchmarks write their databases under TMPDIR and the samples go to $work.
+  BENCHMARK_ROUNDS=$rounds BENCHMARK_FACTS_DIR="$work/facts" \
+    swift package --package-path "$here" --disable-sandbox --allow-writing-to-package-directory \
+    benchmark --format histogramSamples --path "$work/pass$pass" --no-progress >"$work/pass$pass.log" 2>&1 || {
+      cat "$work/pass$pass.log" >&2
+      exit 1
+    }
+done
+finished=$(seconds)
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+
+{
+  echo "Date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "Machine: $(uname -srm), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), $(free -g | awk '/Mem:/ {print $2}') GiB"
+  echo "Swift: $(swift --version 2>/dev/null | head -1)"
+  echo "SQLCipherKit's engine: Vendor/build/lib/libsqlcipher.a (SQLCipher 4.6.1, SQLite 3.46.1; flags in Vendor/sqlcipher.pin)"
+  echo "System SQLite (GRDB's engine): libsqlite3-0 $(dpkg-query -W -f '${Version}' libsqlite3-0 2>/dev/null || echo unknown)"
+  echo "Database files: $(dirname "$(mktemp -u)") ($(df -T "$(dirname "$(mktemp -u)")" | awk 'NR==2 {print $2}'))"
+  echo "Load average (1, 5, 15 min) before: $load_before; after: $load_after (the machine is shared: other work runs beside the benchmarks)"
+  echo "Time: build $((built - started)) s, benchmarks $((finished - built)) s"
+} >"$work/machine.txt"
+
+report
