@@ -38,11 +38,14 @@ let package = Package(
         .testTarget(name: "SQLCipherKitTests", dependencies: ["SQLCipherKit", "ReliabilityHelper", "ReliabilitySupport"]),
         .testTarget(name: "BuildPipelineTests"),
         // Spawns the built sqlcipherkit executable (the dependency makes SwiftPM build it first).
-        .testTarget(name: "CLITests", dependencies: ["SQLCipherKitCLI"]),
+        .testTarget(name: "CLITests", dependencies: ["SQLCipherKitCLI", "ProcessTestSupport"]),
+        // Running child processes and temporary folders, for the test targets that spawn processes.
+        .target(name: "ProcessTestSupport", path: "Tests/ProcessTestSupport"),
         // Files exchanged with an independently built SQLCipher (the sqlcipher3 wheel in a virtual environment
         // the tests create); the CLI dependency builds sqlcipherkit next to the test bundle. python/ holds the
         // other side's script, run from the source tree.
-        .testTarget(name: "InteropTests", dependencies: ["SQLCipherKit", "SQLCipherKitCLI"], exclude: ["python"]),
+        .testTarget(name: "InteropTests", dependencies: ["SQLCipherKit", "SQLCipherKitCLI", "ProcessTestSupport"],
+                    exclude: ["python"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// The `sqlcipherkit` contract, by spawning the built executable: commands, exit codes, key sources, no key

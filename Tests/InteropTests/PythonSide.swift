@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// The independent SQLCipher build the interop tests talk to: the `sqlcipher3` wheel (its own SQLCipher,

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import SQLCipherKit
 
 /// A test failure with a message (a thrown error fails the test that throws it).
@@ -7,85 +8,9 @@ struct InteropFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// What a child process did.
-struct ProcessResult: CustomStringConvertible {
-    let status: Int32
-    let stdout: String
-    let stderr: String
-    var description: String { "exit \(status)\n--- stdout\n\(stdout)\n--- stderr\n\(stderr)" }
-    /// The last lines of the output, for a one-paragraph reason.
-    var tail: String {
-        (stdout + "\n" + stderr).split(separator: "\n").suffix(8).joined(separator: "\n")
-    }
-}
-
-/// Runs `executable` with `arguments` and waits, killing it after `timeout` seconds.
-func runProcess(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                input: Data = Data(), timeout: TimeInterval) throws -> ProcessResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    let stdout = Pipe(), stderr = Pipe(), stdin = Pipe()
-    process.standardOutput = stdout
-    process.standardError = stderr
-    process.standardInput = stdin
-    let exited = DispatchSemaphore(value: 0)
-    process.terminationHandler = { _ in exited.signal() }
-    try process.run()
-    // Both pipes drain on their own threads so that neither can fill up and block the child.
-    let output = PipeCollector(stdout.fileHandleForReading)
-    let errors = PipeCollector(stderr.fileHandleForReading)
-    stdin.fileHandleForWriting.write(input)
-    try stdin.fileHandleForWriting.close()
-    if exited.wait(timeout: .now() + timeout) == .timedOut {
-        process.terminate()
-        exited.wait()
-        throw InteropFailure("\(executable) \(arguments.first ?? "") did not finish within \(Int(timeout)) s")
-    }
-    return ProcessResult(status: process.terminationStatus, stdout: String(decoding: output.wait(), as: UTF8.self),
-                         stderr: String(decoding: errors.wait(), as: UTF8.self))
-}
-
-/// Reads a pipe to its end on a background thread.
-final class PipeCollector: @unchecked Sendable {
-    // Written once by the reading thread before `done` is signalled, read only after waiting on it.
-    private var data = Data()
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ handle: FileHandle) {
-        Thread.detachNewThread { [self] in
-            data = handle.readDataToEndOfFile()
-            done.signal()
-        }
-    }
-
-    func wait() -> Data {
-        done.wait()
-        return data
-    }
-}
-
-/// A fresh folder under the system temporary directory, removed when released.
-final class TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("InteropTests-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-
-    func file(_ name: String) -> String { path + "/" + name }
-}
-
 /// Runs the built `sqlcipherkit` (SwiftPM builds it next to the test bundle, InteropTests depending on it).
 enum CLI {
-    static let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        .appendingPathComponent("sqlcipherkit").path
+    static let executable = builtCLIExecutable
 
     static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
         // Standard input is an empty pipe: no terminal, so the CLI can never prompt.
