@@ -32,8 +32,9 @@ let package = Package(
         ),
         // The child process the reliability tests kill, starve of disk space and inspect; not a product.
         .executableTarget(name: "ReliabilityHelper", dependencies: ["SQLCipherKit", "ReliabilitySupport"]),
-        // What the helper and the tests share (the seeded generator); not a product.
-        .target(name: "ReliabilitySupport"),
+        // What the helper and the tests share (the seeded generator, the crash workload and its checker); not a
+        // product.
+        .target(name: "ReliabilitySupport", dependencies: ["SQLCipherKit"]),
         // Depends on ReliabilityHelper so that SwiftPM builds it next to the test bundle.
         .testTarget(name: "SQLCipherKitTests", dependencies: ["SQLCipherKit", "ReliabilityHelper", "ReliabilitySupport"]),
         .testTarget(name: "BuildPipelineTests"),

@@ -37,7 +37,7 @@ Usage:
 
 Options:
   --source FILE   use this local tarball instead of the cache or the mirror (also: SQLCIPHER_TARBALL=FILE)
-  --test-tools    also install what the tests' downstream builds use (pkg-config, libsqlite3-dev)
+  --test-tools    also install what the tests use (pkg-config, libsqlite3-dev; tcl-dev for SQLCipher's own suite)
 Environment: CC (C compiler, default cc), SQLCIPHERKIT_CACHE_DIR, SQLCIPHERKIT_BUILD_DIR, SQLCIPHERKIT_DIST_DIR,
   SQLCIPHERKIT_NO_INSTALL=1 (never run apt-get, even as root: stop and name the missing packages).
 Pin: Vendor/sqlcipher.pin (SQLCipher $PIN_VERSION, $PIN_TARBALL).
@@ -106,6 +106,9 @@ check_prerequisites() {
     if [ "$want_test_tools" = yes ]; then
         command -v pkg-config >/dev/null || missing+=(pkg-config)
         [ -e /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
+        # tclConfig.sh: Tests/Upstream/run-upstream.sh builds SQLCipher's testfixture against Tcl.
+        compgen -G '/usr/lib/tcl8*/tclConfig.sh' >/dev/null || compgen -G '/usr/lib/*/tcl8*/tclConfig.sh' >/dev/null \
+            || missing+=(tcl-dev)
     fi
     install_packages "${missing[@]}"
     have_openssl_headers || die "OpenSSL headers are still missing after installing libssl-dev"

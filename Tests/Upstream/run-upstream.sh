@@ -17,8 +17,7 @@
 # testfixture is rebuilt only when the pin, the flags, the compiler, Tcl or this recipe change.
 #
 # Exit status: 0 every upstream test passed; 1 a failure, a missing summary line, or a build/setup error.
-# Environment: CC (default cc), SQLCIPHERKIT_NO_INSTALL=1 (never run apt-get, even as root), MAKE_JOBS
-#   (default 2), UPSTREAM_TIMEOUT (seconds the test run may take, default 1200).
+# Environment: CC (default cc), MAKE_JOBS (default 2), UPSTREAM_TIMEOUT (seconds the test run may take, default 1200).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -92,19 +91,10 @@ check_prerequisites() {
     [ -n "$(tcl_config_dir)" ] || missing+=(tcl-dev)
     command -v tclsh >/dev/null || missing+=(tcl)
     have_openssl_headers || missing+=(libssl-dev)
-    if [ ${#missing[@]} -gt 0 ]; then
-        if [ "$(id -u)" = 0 ] && [ -z "${SQLCIPHERKIT_NO_INSTALL:-}" ] && command -v apt-get >/dev/null; then
-            note "installing missing packages: ${missing[*]}"
-            export DEBIAN_FRONTEND=noninteractive
-            apt-get update -qq >/dev/null || die "apt-get update failed; install by hand: ${missing[*]}"
-            apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
-                || die "apt-get install failed; install by hand: ${missing[*]}"
-        else
-            die "missing system packages: ${missing[*]} (install them: sudo apt-get install ${missing[*]})"
-        fi
-    fi
+    # The test command's build step (./build-sqlcipher.sh --test-tools) installs these; this script only checks.
+    [ ${#missing[@]} -eq 0 ] || die "missing system packages: ${missing[*]} (./build-sqlcipher.sh --test-tools installs \
+them when run as root; or: sudo apt-get install ${missing[*]})"
     TCL_DIR=$(tcl_config_dir)
-    [ -n "$TCL_DIR" ] || die "tclConfig.sh is still missing after installing tcl-dev"
     local tool
     for tool in "$CC" make tar sha256sum tclsh; do
         command -v "$tool" >/dev/null || die "required tool '$tool' is not on PATH"

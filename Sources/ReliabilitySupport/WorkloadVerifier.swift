@@ -1,11 +1,11 @@
 import SQLCipherKit
 
-/// Checks a database written by the helper's workload (Sources/ReliabilityHelper/Workload.swift) after its
+/// Checks a database written by ``Workload`` (in the reliability tests' child process) after its
 /// writer died or failed: sound, authentic, every reported commit present, no transaction partly present.
-enum WorkloadVerifier {
+public enum WorkloadVerifier {
     /// The problems found in the database at `path` (empty when it passes), given that the writer reported
     /// commits up to `lastReported` and that at most `unreported` more may have committed silently.
-    static func problems(path: String, key: Key, lastReported: Int, unreported: Int = 1) -> [String] {
+    public static func problems(path: String, key: Key, lastReported: Int, unreported: Int = 1) -> [String] {
         do {
             // Read-write: opening is what rolls back a hot journal or recovers the write-ahead log.
             let db = try Database(path: path, key: key, mode: .readWrite)

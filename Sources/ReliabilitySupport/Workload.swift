@@ -1,11 +1,10 @@
-import ReliabilitySupport
 import SQLCipherKit
 
-/// The rows the crash and disk-full children write, built so that a checker can tell a complete transaction
-/// from a partial one: every row carries its transaction number and that transaction's row count, and a
-/// one-row tally is updated in the same transaction.
-enum Workload {
-    static let schema = """
+/// The rows the crash and disk-full children (ReliabilityHelper) write and ``WorkloadVerifier`` checks, built so
+/// that a complete transaction can be told from a partial one: every row carries its transaction number and
+/// that transaction's row count, and a one-row tally is updated in the same transaction.
+public enum Workload {
+    public static let schema = """
         CREATE TABLE IF NOT EXISTS item(
             tx INTEGER NOT NULL, seq INTEGER NOT NULL, size INTEGER NOT NULL,
             payload BLOB NOT NULL, note TEXT NOT NULL, PRIMARY KEY (tx, seq));
@@ -16,13 +15,13 @@ enum Workload {
         """
 
     /// Creates the tables if needed and returns the number of the next transaction.
-    static func prepare(_ db: Database) throws(SQLCipherError) -> Int {
+    public static func prepare(_ db: Database) throws(SQLCipherError) -> Int {
         try db.execute(schema)
         return (try db.scalar(Int.self, "SELECT lastTx FROM tally") ?? 0) + 1
     }
 
     /// Commits transaction `tx` of `rows` rows with payloads of up to `maxPayload` random bytes.
-    static func commit(_ db: Database, tx: Int, rows: Int, maxPayload: Int,
+    public static func commit(_ db: Database, tx: Int, rows: Int, maxPayload: Int,
                        using generator: inout SplitMix64) throws {
         var payloads: [[UInt8]] = []
         for _ in 0..<rows {
