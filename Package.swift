@@ -36,11 +36,12 @@ let package = Package(
         // product.
         .target(name: "ReliabilitySupport", dependencies: ["SQLCipherKit"]),
         // Depends on ReliabilityHelper so that SwiftPM builds it next to the test bundle.
-        .testTarget(name: "SQLCipherKitTests", dependencies: ["SQLCipherKit", "ReliabilityHelper", "ReliabilitySupport"]),
-        .testTarget(name: "BuildPipelineTests"),
+        .testTarget(name: "SQLCipherKitTests",
+                    dependencies: ["SQLCipherKit", "ReliabilityHelper", "ReliabilitySupport", "ProcessTestSupport"]),
+        .testTarget(name: "BuildPipelineTests", dependencies: ["ProcessTestSupport"]),
         // Spawns the built sqlcipherkit executable (the dependency makes SwiftPM build it first).
         .testTarget(name: "CLITests", dependencies: ["SQLCipherKitCLI", "ProcessTestSupport"]),
-        // Running child processes and temporary folders, for the test targets that spawn processes.
+        // Running child processes, temporary folders and the pin (Vendor/build/pin.json), for the test targets.
         .target(name: "ProcessTestSupport", path: "Tests/ProcessTestSupport"),
         // Files exchanged with an independently built SQLCipher (the sqlcipher3 wheel in a virtual environment
         // the tests create); the CLI dependency builds sqlcipherkit next to the test bundle. python/ holds the

@@ -16,6 +16,8 @@ source "$ROOT/Vendor/sqlcipher.pin"
 CACHE_DIR=${SQLCIPHERKIT_CACHE_DIR:-$ROOT/Vendor/cache}
 BUILD_DIR=${SQLCIPHERKIT_BUILD_DIR:-$ROOT/Vendor/build}
 DIST_DIR=${SQLCIPHERKIT_DIST_DIR:-$ROOT/dist}
+# The pin's list of sources, replaced (space-separated, same forms) for tests of the fallback order.
+[ -z "${SQLCIPHERKIT_SOURCES:-}" ] || read -r -a PIN_SOURCES <<<"$SQLCIPHERKIT_SOURCES"
 CC=${CC:-cc}
 
 usage() {
@@ -33,12 +35,14 @@ Usage:
       Only the merge: ar x both → ld -r → one deterministic archive. Refuses missing or empty archives,
       members of another architecture and an engine without the codec.
   build-sqlcipher.sh mirrors
-      Prints the URLs the source phase would try, read from the machine's apt configuration.
+      Prints the addresses the source phase would try, in order: the pin's PIN_SOURCES, with "apt:" entries
+      expanded under each mirror of the machine's apt configuration.
 
 Options:
   --source FILE   use this local tarball instead of the cache or the mirror (also: SQLCIPHER_TARBALL=FILE)
   --test-tools    also install what the tests use (pkg-config, libsqlite3-dev; tcl-dev for SQLCipher's own suite)
 Environment: CC (C compiler, default cc), SQLCIPHERKIT_CACHE_DIR, SQLCIPHERKIT_BUILD_DIR, SQLCIPHERKIT_DIST_DIR,
+  SQLCIPHERKIT_SOURCES (replaces the pin's PIN_SOURCES list, space-separated),
   SQLCIPHERKIT_NO_INSTALL=1 (never run apt-get, even as root: stop and name the missing packages).
 Pin: Vendor/sqlcipher.pin (SQLCipher $PIN_VERSION, $PIN_TARBALL).
 EOF
@@ -187,6 +191,36 @@ verify_tarball() {
     fi
 }
 
+# The addresses PIN_SOURCES names, in order: "apt:PATH" becomes PATH under each mirror of the apt
+# configuration; anything else is used as it is.
+source_urls() {
+    local entry uri
+    for entry in "${PIN_SOURCES[@]}"; do
+        case "$entry" in
+            apt:*) while read -r uri; do
+                       [ -n "$uri" ] && echo "${uri%/}/${entry#apt:}"
+                   done < <(apt_mirror_uris) ;;
+            *) echo "$entry" ;;
+        esac
+    done
+}
+
+# What to do when no source answered: said once, in full, because this is where a bump or an old pin fails.
+no_source_help() {
+    cat >&2 <<EOF
+
+build-sqlcipher.sh: error: could not obtain $PIN_TARBALL (SQLCipher $PIN_VERSION, SHA-256 $PIN_SHA256).
+  Tried, in the order Vendor/sqlcipher.pin gives (PIN_SOURCES):
+$(printf '    %s\n' "$@")
+  What to do, any one of:
+    - get the file from anywhere you trust (a colleague's Vendor/cache/, another mirror, upstream's release
+      page) and run: ./build-sqlcipher.sh --source /path/to/$PIN_TARBALL   (the SHA-256 above is checked);
+    - if the Debian pool no longer serves this release, bump the pin: see Vendor/README.md;
+    - check the apt configuration (./build-sqlcipher.sh mirrors lists what it reads) and the network.
+EOF
+    exit 1
+}
+
 # Sets TARBALL to a verified copy of the pinned source in the cache.
 obtain_source() {
     local source_file=$1
@@ -208,28 +242,28 @@ obtain_source() {
         note "source: cached $TARBALL (SHA-256 ok)"
         return
     fi
-    local uri tried=()
-    while read -r uri; do
-        [ -n "$uri" ] || continue
-        local url="${uri%/}/$PIN_POOL_PATH/$PIN_TARBALL"
+    local url tried=()
+    while read -r url; do
+        [ -n "$url" ] || continue
         tried+=("$url")
         if download "$url" "$TARBALL.part"; then
+            # A copy that answers but differs is refused loudly (deleted), never tried past.
             verify_tarball "$TARBALL.part" "downloaded from $url" yes
             mv "$TARBALL.part" "$TARBALL"
-            note "source: downloaded from the apt mirror $uri (SHA-256 ok)"
+            note "source: downloaded from $url (SHA-256 ok)"
             return
         fi
         rm -f "$TARBALL.part"
-    done < <(apt_mirror_uris)
-    [ ${#tried[@]} -gt 0 ] || die "no Debian mirror found in the apt configuration; pass --source FILE"
-    die "could not download $PIN_TARBALL from the apt mirrors (tried: ${tried[*]}); pass --source FILE"
+    done < <(source_urls)
+    [ ${#tried[@]} -gt 0 ] || tried=("(nothing: no Debian mirror in the apt configuration and no plain address in PIN_SOURCES)")
+    no_source_help "${tried[@]}"
 }
 
 # ------------------------------------------------------------------------------------------------ engine ---
 
 generate_amalgamation() {
     local stamp_file=$BUILD_DIR/amalgamation.stamp stamp
-    stamp=$(stamp_of "$PIN_SHA256" "$PIN_TARBALL" amalgamation-v1)
+    stamp=$(stamp_of "$PIN_SHA256" "$PIN_TARBALL" "${PIN_CONFIGURE_FLAGS[@]}" "${PIN_CFLAGS[@]}" amalgamation-v2)
     if [ -f "$BUILD_DIR/amalgamation/sqlite3.c" ] && [ -f "$BUILD_DIR/include/sqlite3.h" ] \
         && [ "$(cat "$stamp_file" 2>/dev/null)" = "$stamp" ]; then
         note "up to date (pin unchanged): $BUILD_DIR/amalgamation/sqlite3.c"
@@ -249,8 +283,7 @@ generate_amalgamation() {
     local log=$BUILD_DIR/amalgamation/build.log
     # configure only prepares the tclsh generator; the flags that matter are applied when compiling.
     if ! (cd "$work/build" \
-        && "$top/configure" --disable-tcl --enable-tempstore=yes \
-            CFLAGS="-DSQLITE_HAS_CODEC -DSQLCIPHER_CRYPTO_OPENSSL" LDFLAGS="-lcrypto" \
+        && "$top/configure" "${PIN_CONFIGURE_FLAGS[@]}" CFLAGS="${PIN_CFLAGS[*]}" LDFLAGS="-lcrypto" \
         && make sqlite3.c) >"$log" 2>&1; then
         tail -n 30 "$log" >&2
         die "generating the amalgamation failed (full log: $log)"
@@ -405,10 +438,20 @@ merge_archives() {
 
 # -------------------------------------------------------------------------------------------------- dist ---
 
-json_string() {
-    local s=${1//\\/\\\\}
-    s=${s//\"/\\\"}
-    printf '"%s"' "$s"
+# Structured files (JSON) are written by a tool made for them: BuildSupport/json_object.py KEY=VALUE ...
+json_object() { python3 "$ROOT/BuildSupport/json_object.py" "$@" || die "could not write $1"; }
+
+# The pin as data, for everything that must not repeat it (the tests, the docs' figures): Vendor/build/pin.json.
+write_pin_json() {
+    local args=(sqlcipherVersion="$PIN_VERSION" sqliteVersion="$PIN_SQLITE_VERSION" tarball="$PIN_TARBALL"
+        sha256="$PIN_SHA256" cachedTarball="$CACHE_DIR/$PIN_TARBALL" "sources:=[]" "configureFlags:=[]"
+        "compileFlags:=[]" "upstreamTests:={}") f entry
+    for f in "${PIN_SOURCES[@]}"; do args+=("sources[]=$f"); done
+    for f in "${PIN_CONFIGURE_FLAGS[@]}"; do args+=("configureFlags[]=$f"); done
+    for f in "${PIN_CFLAGS[@]}"; do args+=("compileFlags[]=$f"); done
+    for entry in "${PIN_UPSTREAM_TESTS[@]}"; do args+=("upstreamTests.${entry%%=*}:=${entry#*=}"); done
+    mkdir -p "$BUILD_DIR"
+    json_object "$BUILD_DIR/pin.json" "${args[@]}"
 }
 
 write_pkg_config() {
@@ -427,24 +470,15 @@ EOF
 }
 
 write_manifest() {
-    local dir=$1 triple=$2 flags="" f
-    for f in "${PIN_CFLAGS[@]}"; do flags+="${flags:+, }$(json_string "$f")"; done
-    cat >"$dir/MANIFEST.json" <<EOF
-{
-  "sqlcipherVersion": $(json_string "$PIN_VERSION"),
-  "sqliteVersion": $(json_string "$PIN_SQLITE_VERSION"),
-  "sourceTarball": $(json_string "$PIN_TARBALL"),
-  "sourceSHA256": $(json_string "$PIN_SHA256"),
-  "compileFlags": [$flags],
-  "cCompiler": $(json_string "$("$CC" --version | head -n1)"),
-  "swiftVersion": $(json_string "$(swift --version 2>/dev/null | head -n1)"),
-  "targetTriple": $(json_string "$triple"),
-  "archives": {
-    "lib/libSQLCipherKit.a": $(json_string "$(sha256_of "$dir/lib/libSQLCipherKit.a")"),
-    "lib/libsqlcipher.a": $(json_string "$(sha256_of "$dir/lib/libsqlcipher.a")")
-  }
-}
-EOF
+    local dir=$1 triple=$2 args=() f
+    args=(sqlcipherVersion="$PIN_VERSION" sqliteVersion="$PIN_SQLITE_VERSION" sourceTarball="$PIN_TARBALL"
+        sourceSHA256="$PIN_SHA256" "compileFlags:=[]")
+    for f in "${PIN_CFLAGS[@]}"; do args+=("compileFlags[]=$f"); done
+    args+=(cCompiler="$("$CC" --version | head -n1)" swiftVersion="$(swift --version 2>/dev/null | head -n1)"
+        targetTriple="$triple"
+        "archives.lib/libSQLCipherKit.a=$(sha256_of "$dir/lib/libSQLCipherKit.a")"
+        "archives.lib/libsqlcipher.a=$(sha256_of "$dir/lib/libsqlcipher.a")")
+    json_object "$dir/MANIFEST.json" "${args[@]}"
 }
 
 # The SE-0482 artifact bundle (dist/SQLCipherKit/SQLCipherEngine.artifactbundle): the engine alone, as a
@@ -491,27 +525,12 @@ module SQLCipherEngine {
     export *
 }
 MODULEMAP
-    cat >"$bundle/info.json" <<INFO
-{
-  "schemaVersion": "1.0",
-  "artifacts": {
-    "SQLCipherEngine": {
-      "type": "staticLibrary",
-      "version": $(json_string "$PIN_VERSION"),
-      "variants": [
-        {
-          "path": $(json_string "$variant/libsqlcipher.a"),
-          "supportedTriples": [$(json_string "$triple")],
-          "staticLibraryMetadata": {
-            "headerPaths": ["SQLCipherEngine/include"],
-            "moduleMapPath": "SQLCipherEngine/include/module.modulemap"
-          }
-        }
-      ]
-    }
-  }
-}
-INFO
+    local variant_json
+    variant_json=$(python3 -c 'import json, sys; print(json.dumps([{"path": sys.argv[1],
+        "supportedTriples": [sys.argv[2]], "staticLibraryMetadata": {"headerPaths": ["SQLCipherEngine/include"],
+        "moduleMapPath": "SQLCipherEngine/include/module.modulemap"}}]))' "$variant/libsqlcipher.a" "$triple")
+    json_object "$bundle/info.json" schemaVersion=1.0 artifacts.SQLCipherEngine.type=staticLibrary \
+        "artifacts.SQLCipherEngine.version=$PIN_VERSION" "artifacts.SQLCipherEngine.variants:=$variant_json"
 }
 
 assemble_dist() {
@@ -596,7 +615,7 @@ main() {
     fi
 
     if [ "$command" = mirrors ]; then
-        apt_mirror_uris | while read -r uri; do echo "${uri%/}/$PIN_POOL_PATH/$PIN_TARBALL"; done
+        source_urls
         return
     fi
     if [ "$command" = merge ]; then
@@ -613,6 +632,7 @@ main() {
     check_prerequisites "$test_tools"
     phase "source: SQLCipher $PIN_VERSION ($PIN_TARBALL)"
     obtain_source "$source_file"
+    write_pin_json
     if [ "$command" = fetch ]; then
         phase_end
         echo "$TARBALL"

@@ -43,6 +43,33 @@ extension Database {
         }
     }
 
+    /// Whether SQLCipher reports that this connection encrypts `schema`, as
+    /// [`PRAGMA cipher_status`](https://www.zetetic.net/sqlcipher/sqlcipher-api/#cipher_status) answers it
+    /// (`1`: keyed and no codec error).
+    ///
+    /// Every encrypted open already requires it (see ``Database/init(path:key:configuration:)``); call it to
+    /// prove encryption of a connection in a health check, or of an attached database.
+    ///
+    /// - Throws: ``SQLCipherError/Kind/notSQLCipher`` when the engine does not know the pragma (SQLCipher
+    ///   before 4.12): encryption of the connection cannot be confirmed.
+    public func cipherStatus(schema: String = "main") throws(SQLCipherError) -> Bool {
+        guard let status = try textValue("PRAGMA \(schema.quotedIdentifier).cipher_status") else {
+            throw .api(.notSQLCipher, "the engine does not answer PRAGMA cipher_status (SQLCipher before 4.12): "
+                + "whether this connection encrypts cannot be confirmed; build SQLCipherKit with a current pin",
+                path: path)
+        }
+        return status == "1"
+    }
+
+    /// Throws unless SQLCipher confirms that this connection encrypts `main`: a keyed connection that does not
+    /// would write plaintext while its caller believes otherwise.
+    func requireEncrypting() throws(SQLCipherError) {
+        guard try cipherStatus() else {
+            throw .api(.notSQLCipher, "SQLCipher reports that this keyed connection does not encrypt "
+                + "(PRAGMA cipher_status = 0); nothing was written", path: path)
+        }
+    }
+
     /// The cipher settings in effect for `schema` (salt and compatibility are not reported here: see
     /// ``cipherSalt(schema:)``).
     public func cipherSettings(schema: String = "main") throws(SQLCipherError) -> CipherSettings {

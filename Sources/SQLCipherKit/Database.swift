@@ -54,7 +54,8 @@ public final class Database {
     /// Opens (or creates) the encrypted database at `path` with `key`.
     ///
     /// The order is SQLCipher's: open, key, cipher settings, the `cipher_version` check, then a read of the
-    /// schema that fails with a wrong key.
+    /// schema that fails with a wrong key, and last `PRAGMA cipher_status`, SQLCipher's own word that this
+    /// connection encrypts (see ``cipherStatus(schema:)``).
     ///
     /// - Parameters:
     ///   - path: A file path, or `:memory:` for a private in-memory database.
@@ -62,7 +63,8 @@ public final class Database {
     ///   - configuration: The open mode, cipher settings and busy timeout.
     /// - Throws: ``SQLCipherError`` of kind ``SQLCipherError/Kind/wrongKeyOrNotADatabase`` when the key does not
     ///   open the file, ``SQLCipherError/Kind/cannotOpen`` when the file cannot be opened,
-    ///   ``SQLCipherError/Kind/notSQLCipher`` when the engine is not SQLCipher,
+    ///   ``SQLCipherError/Kind/notSQLCipher`` when the engine is not SQLCipher or does not confirm that the
+    ///   connection encrypts,
     ///   ``SQLCipherError/Kind/invalidArgument`` for cipher settings out of range.
     public convenience init(path: String, key: Key, configuration: Database.Configuration = .init())
         throws(SQLCipherError) {
@@ -115,6 +117,9 @@ public final class Database {
             }
             if preflight {
                 try readSchemaOnce()
+                if key != nil && configuration.verifiesCipherEngine {
+                    try requireEncrypting()
+                }
             }
         } catch {
             close()

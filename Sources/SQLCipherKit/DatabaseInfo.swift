@@ -19,6 +19,9 @@ public struct DatabaseInfo: Sendable, Equatable {
     public let plaintextHeaderSize: Int
     /// The size of the file in bytes.
     public let fileSize: Int
+    /// Whether SQLCipher reported that the inspecting connection encrypts (`PRAGMA cipher_status`); false for
+    /// plain SQLite.
+    public let cipherStatus: Bool
 }
 
 extension Database {
@@ -51,6 +54,7 @@ extension Database {
         return DatabaseInfo(format: format, cipherSettings: settings, pageSize: try database.pageSize(),
                             pageCount: try database.pageCount(),
                             plaintextHeaderSize: format == .plaintext ? Int(status.st_size) : settings?.plaintextHeaderSize ?? 0,
-                            fileSize: Int(status.st_size))
+                            fileSize: Int(status.st_size),
+                            cipherStatus: format == .plaintext ? false : try database.cipherStatus())
     }
 }

@@ -4,14 +4,15 @@ import CSQLCipher
 public enum Engine {
     /// Proves at run time that the engine is SQLCipher and returns its facts.
     ///
-    /// It opens a private, keyed in-memory connection and asks the engine for `PRAGMA cipher_version`,
-    /// `PRAGMA cipher_provider`, `PRAGMA cipher_provider_version` and `sqlite_version()`. Call it at start-up
+    /// It opens a private, keyed in-memory connection (which itself confirms `PRAGMA cipher_status`: the
+    /// connection encrypts) and asks the engine for `PRAGMA cipher_version`, `PRAGMA cipher_provider`,
+    /// `PRAGMA cipher_provider_version` and `sqlite_version()`. Call it at start-up
     /// (or in a health check) so a build that linked plain SQLite by mistake fails loudly instead of writing
     /// plaintext.
     ///
     /// ```swift
     /// let facts = try Engine.selfCheck()
-    /// print(facts.cipherVersion) // "4.6.1 community"
+    /// print(facts) // "SQLCipher 4.x.y community (openssl, OpenSSL 3.…) on SQLite 3.…"
     /// ```
     ///
     /// - Throws: ``SQLCipherError/Kind/notSQLCipher`` when `cipher_version` returns no row (the
@@ -25,8 +26,19 @@ public enum Engine {
             cipherVersion: try requireSQLCipher(database),
             provider: try database.textValue("PRAGMA cipher_provider") ?? "",
             providerVersion: try database.textValue("PRAGMA cipher_provider_version") ?? "",
-            sqliteVersion: try database.textValue("SELECT sqlite_version()") ?? ""
+            sqliteVersion: try database.textValue("SELECT sqlite_version()") ?? "",
+            encryptsConnections: try database.cipherStatus()
         )
+    }
+
+    /// The SQLCipher version linked into this process, as `PRAGMA cipher_version` answers it on an unkeyed
+    /// in-memory connection (no key derivation, so it is cheap), or nil when the engine is not SQLCipher.
+    ///
+    /// It names the engine; it proves nothing about encryption: use ``selfCheck()`` for that.
+    public static var cipherVersion: String? {
+        guard let database = try? Database(unencryptedPath: ":memory:") else { return nil }
+        defer { database.close() }
+        return try? requireSQLCipher(database)
     }
 
     /// The version of the SQLite library linked into this process, as `sqlite3_libversion()` reports it.

@@ -1,6 +1,6 @@
 /// What ``Engine/selfCheck()`` learned about the engine in this process.
 public struct EngineFacts: Sendable, Equatable {
-    /// SQLCipher's version, as `PRAGMA cipher_version` answers it (e.g. `4.6.1 community`).
+    /// SQLCipher's version, as `PRAGMA cipher_version` answers it (for example `4.x.y community`; the version is the pin's, Vendor/sqlcipher.pin).
     public let cipherVersion: String
     /// The crypto provider, as `PRAGMA cipher_provider` answers it (e.g. `openssl`).
     public let provider: String
@@ -8,18 +8,23 @@ public struct EngineFacts: Sendable, Equatable {
     public let providerVersion: String
     /// The SQLite version SQLCipher is built on, as `sqlite_version()` answers it.
     public let sqliteVersion: String
+    /// Whether a keyed connection of this engine reports that it encrypts (`PRAGMA cipher_status`); always
+    /// true in facts ``Engine/selfCheck()`` returns, since the check throws otherwise.
+    public let encryptsConnections: Bool
 
     /// Creates engine facts; ``Engine/selfCheck()`` is the usual source.
-    public init(cipherVersion: String, provider: String, providerVersion: String, sqliteVersion: String) {
+    public init(cipherVersion: String, provider: String, providerVersion: String, sqliteVersion: String,
+                encryptsConnections: Bool) {
         self.cipherVersion = cipherVersion
         self.provider = provider
         self.providerVersion = providerVersion
         self.sqliteVersion = sqliteVersion
+        self.encryptsConnections = encryptsConnections
     }
 }
 
 extension EngineFacts: CustomStringConvertible {
-    /// One line: `SQLCipher 4.6.1 community (openssl, OpenSSL 3.0.19 …) on SQLite 3.46.1`.
+    /// One line: `SQLCipher 4.x.y community (openssl, OpenSSL 3.x …) on SQLite 3.x.y`.
     public var description: String {
         "SQLCipher \(cipherVersion) (\(provider), \(providerVersion)) on SQLite \(sqliteVersion)"
     }

@@ -46,6 +46,7 @@ struct Info: ParsableCommand {
             "page_count: \(info.pageCount)",
             "file_size: \(info.fileSize)",
             "plaintext_header_size: \(info.plaintextHeaderSize)",
+            "cipher_status: \(info.cipherStatus ? 1 : 0)",
         ]
         if let settings = info.cipherSettings {
             lines += [
@@ -66,6 +67,7 @@ struct Info: ParsableCommand {
             "pageCount": info.pageCount,
             "fileSize": info.fileSize,
             "plaintextHeaderSize": info.plaintextHeaderSize,
+            "cipherStatus": info.cipherStatus,
         ]
         if let settings = info.cipherSettings {
             object["cipher"] = [

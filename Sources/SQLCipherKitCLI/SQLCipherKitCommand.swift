@@ -1,4 +1,5 @@
 import ArgumentParser
+import SQLCipherKit
 
 /// `sqlcipherkit`: SQLCipher databases from the command line, for operators and CI.
 ///
@@ -18,7 +19,9 @@ struct SQLCipherKitCommand: ParsableCommand {
             Exit status: 0 success, 3 wrong key or not a database, 4 integrity failure (tampered or corrupt), \
             64 usage error, 1 any other failure.
             """,
-        version: "sqlcipherkit 0.1.0 (SQLCipherKit, SQLCipher 4.6.1)",
+        // The engine's own word, not a copy of the pin (Vendor/sqlcipher.pin is the one place that names it).
+        version: "sqlcipherkit 0.1.0 (SQLCipherKit, SQLCipher \(Engine.cipherVersion ?? "not found") on SQLite "
+            + "\(Engine.sqliteVersion))",
         subcommands: [SelfCheck.self, Check.self, Encrypt.self, Decrypt.self, Rekey.self, Migrate.self, Info.self,
                       Query.self]
     )

@@ -6,7 +6,8 @@ struct SelfCheck: ParsableCommand {
         commandName: "selfcheck",
         abstract: "Prove that the engine is SQLCipher and that it encrypts what it writes.",
         discussion: """
-            Prints the cipher version, crypto provider and its version, and the SQLite version; writes an \
+            Prints the cipher version, crypto provider and its version, the SQLite version and the \
+            cipher_status of a keyed connection (SQLCipher's word that it encrypts); writes an \
             encrypted database in a temporary folder and checks that its first bytes are not 'SQLite format 3'. \
             Exits 0 only if all of it holds.
 
@@ -22,6 +23,7 @@ struct SelfCheck: ParsableCommand {
             print("cipher_provider: \(facts.provider)")
             print("cipher_provider_version: \(facts.providerVersion)")
             print("sqlite_version: \(facts.sqliteVersion)")
+            print("cipher_status: \(facts.encryptsConnections ? 1 : 0) (a keyed connection encrypts)")
             let proof = try Engine.proveEncryptionAtRest()
             let header = proof.fileHeader.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
             print("encrypted_at_rest: yes (first bytes \(header), not 'SQLite format 3'; \(proof.fileSize) bytes)")

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// Real consumers built from dist/ alone. verify-symbols.sh --link-test builds them; each test then checks what
@@ -12,16 +13,17 @@ struct DownstreamTests {
     private func linkTest(_ archive: String, _ options: [String], in folder: TemporaryDirectory) throws
         -> (program: String, output: String) {
         try Repository.requireBuild()
+        let pin = try Pin.current.get()
         let result = try run(Repository.verifyScript, [archive, "--link-test", "--keep", folder.path] + options)
         #expect(result.status == 0, "\(result)")
-        #expect(result.output.contains("cipher_version: 4.6.1 community"), "\(result)")
+        #expect(result.output.contains("cipher_version: \(pin.cipherVersion)"), "\(result)")
 
         let program = folder.file("downstream")
         let database = folder.file("again.db")
         let marker = "independent-marker-\(UUID().uuidString)"
         let rerun = try run(program, [database, marker], in: folder.path)
         #expect(rerun.status == 0, "\(rerun)")
-        #expect(rerun.output.contains("cipher_version: 4.6.1 community"), "\(rerun)")
+        #expect(rerun.output.contains("cipher_version: \(pin.cipherVersion)"), "\(rerun)")
         #expect(rerun.output.contains("ok: a wrong key is refused"), "\(rerun)")
         // SQLCIPHER_OMIT_DEFAULT_LOGGING: the wrong-key attempt printed nothing of SQLCipher's own.
         #expect(!rerun.output.contains("ERROR CORE"), "SQLCipher logged to the app's stderr: \(rerun)")
@@ -40,7 +42,7 @@ struct DownstreamTests {
     func swiftConsumer() throws {
         let folder = try TemporaryDirectory()
         let (program, output) = try linkTest(Repository.mergedArchive, [], in: folder)
-        #expect(output.contains("engine: SQLCipher 4.6.1 community (openssl"))
+        #expect(output.contains("engine: SQLCipher \((try Pin.current.get()).cipherVersion) (openssl"))
         let libraries = try linkedLibraries(program)
         #expect(!libraries.contains("libsqlite3"), "\(libraries)")
         #expect(libraries.contains("libcrypto"), "libcrypto should come from the module map's autolink")
@@ -77,12 +79,13 @@ struct DownstreamTests {
     @Test("a shared library built from the artifact keeps its own engine in a process that has the system SQLite")
     func sharedLibraryInAProcessWithSystemSQLite() throws {
         try Repository.requireBuild()
+        let pin = try Pin.current.get()
         let folder = try TemporaryDirectory()
         try """
             import SQLCipherKit
             @_cdecl("plugin_selfcheck")
             public func pluginSelfCheck() -> Int32 {
-                guard let facts = try? Engine.selfCheck(), facts.cipherVersion.hasPrefix("4.6.1") else { return 0 }
+                guard let facts = try? Engine.selfCheck(), facts.cipherVersion == "\(pin.cipherVersion)" else { return 0 }
                 return (try? Engine.proveEncryptionAtRest()) != nil ? 1 : 0
             }
             """.write(toFile: folder.file("plugin.swift"), atomically: true, encoding: .utf8)
@@ -124,9 +127,10 @@ struct DownstreamTests {
         }
         let manifestData = try Data(contentsOf: URL(fileURLWithPath: dist + "/MANIFEST.json"))
         let manifest = try #require(try JSONSerialization.jsonObject(with: manifestData) as? [String: Any])
-        #expect(manifest["sqlcipherVersion"] as? String == "4.6.1")
-        #expect(manifest["sourceSHA256"] as? String
-            == "d8f9afcbc2f4b55e316ca4ada4425daf3d0b4aab25f45e11a802ae422b9f53a3")
+        let pin = try Pin.current.get()
+        #expect(manifest["sqlcipherVersion"] as? String == pin.sqlcipherVersion)
+        #expect(manifest["sqliteVersion"] as? String == pin.sqliteVersion)
+        #expect(manifest["sourceSHA256"] as? String == pin.sha256)
         #expect((manifest["compileFlags"] as? [String])?.contains("-DSQLITE_HAS_CODEC") == true)
         #expect((manifest["targetTriple"] as? String)?.isEmpty == false)
         let archives = try #require(manifest["archives"] as? [String: String])

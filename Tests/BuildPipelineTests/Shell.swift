@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 
 /// What a finished process left behind.
 struct ProcessResult: CustomStringConvertible {
@@ -21,7 +22,8 @@ enum Repository {
     static let dist = path("dist/SQLCipherKit")
     static let mergedArchive = dist + "/lib/libSQLCipherKit.a"
     static let engineArchive = dist + "/lib/libsqlcipher.a"
-    static let cachedTarball = path("Vendor/cache/sqlcipher_4.6.1.orig.tar.gz")
+    /// The verified tarball the build cached (its name is the pin's).
+    static let cachedTarball = (try? Pin.current.get().cachedTarball) ?? path("Vendor/build/pin.json")
     static let amalgamation = path("Vendor/build/amalgamation/sqlite3.c")
 
     /// Fails with the fix when the artifact these tests inspect has not been built.

@@ -1,11 +1,12 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// Where the engine's source comes from: a local file, the cache, or the machine's apt mirror; always checked.
 @Suite("Pinned source", .timeLimit(.minutes(5)))
 struct SourceTests {
-    static let pinnedSHA256 = "d8f9afcbc2f4b55e316ca4ada4425daf3d0b4aab25f45e11a802ae422b9f53a3"
-    static let tarballName = "sqlcipher_4.6.1.orig.tar.gz"
+    static let pinnedSHA256 = (try? Pin.current.get().sha256) ?? "(no Vendor/build/pin.json: run ./build-sqlcipher.sh)"
+    static let tarballName = (try? Pin.current.get().tarball) ?? "(no Vendor/build/pin.json: run ./build-sqlcipher.sh)"
 
     /// A copy of the genuine tarball with one byte flipped in the middle.
     private func corruptCopy(at path: String) throws {
@@ -132,10 +133,51 @@ struct SourceTests {
             .write(toFile: folder.file("parts/old.list.disabled"), atomically: true, encoding: .utf8)
         let result = try run(Repository.buildScript, ["mirrors"], environment: ["APT_CONFIG": aptConfig])
         #expect(result.status == 0, "\(result)")
-        let suffix = "/pool/main/s/sqlcipher/\(Self.tarballName)"
-        #expect(result.output.split(separator: "\n").map(String.init) == [
-            "file:/srv/first" + suffix, "file:/srv/second" + suffix,
-            "file:\(folder.file("mirror"))" + suffix, "file:/srv/third" + suffix,
+        let mirrors = ["file:/srv/first", "file:/srv/second", "file:\(folder.file("mirror"))", "file:/srv/third"]
+        // The pin's sources in order: each apt: path under every mirror, a plain address as it is.
+        var expected: [String] = []
+        for source in try Pin.current.get().sources {
+            if source.hasPrefix("apt:") {
+                expected += mirrors.map { $0 + "/" + source.dropFirst(4) }
+            } else {
+                expected.append(source)
+            }
+        }
+        #expect(expected.contains("file:/srv/first/pool/main/s/sqlcipher/\(Self.tarballName)"))
+        #expect(result.output.split(separator: "\n").map(String.init) == expected)
+    }
+
+    @Test("sources are tried in the pin's order: a missing first source falls through to the next one")
+    func sourceFallback() throws {
+        try Repository.requireBuild()
+        let folder = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: folder.file("upstream"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Repository.cachedTarball, toPath: folder.file("upstream/release.tgz"))
+        let result = try run(Repository.buildScript, ["fetch"], environment: [
+            "SQLCIPHERKIT_CACHE_DIR": folder.file("cache"), "SQLCIPHER_TARBALL": "", "APT_CONFIG": "",
+            "SQLCIPHERKIT_SOURCES": "file:\(folder.file("gone.tgz")) file:\(folder.file("upstream/release.tgz"))",
         ])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.output.contains("downloaded from file:\(folder.file("upstream/release.tgz")) (SHA-256 ok)"))
+        #expect(try sha256(folder.file("cache/\(Self.tarballName)")) == Self.pinnedSHA256)
+    }
+
+    @Test("when no source answers, the failure lists every address tried and tells the user what to do")
+    func noSourceAnswers() throws {
+        try Repository.requireBuild()
+        let folder = try TemporaryDirectory()
+        let (aptConfig, _) = try fileMirror(in: folder) // a mirror without the file
+        let result = try run(Repository.buildScript, ["fetch"], environment: [
+            "SQLCIPHERKIT_CACHE_DIR": folder.file("cache"), "SQLCIPHER_TARBALL": "", "APT_CONFIG": aptConfig,
+            "SQLCIPHERKIT_SOURCES": "apt:pool/main/s/sqlcipher/\(Self.tarballName) file:\(folder.file("gone.tgz"))",
+        ])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.output.contains("could not obtain \(Self.tarballName)"), "\(result)")
+        #expect(result.output.contains("file:\(folder.file("mirror"))/pool/main/s/sqlcipher/\(Self.tarballName)"))
+        #expect(result.output.contains("file:\(folder.file("gone.tgz"))"))
+        #expect(result.output.contains("./build-sqlcipher.sh --source /path/to/\(Self.tarballName)"))
+        #expect(result.output.contains(Self.pinnedSHA256), "the message names the checksum to look for")
+        let cached = try FileManager.default.contentsOfDirectory(atPath: folder.file("cache"))
+        #expect(cached.isEmpty, "left behind: \(cached)")
     }
 }

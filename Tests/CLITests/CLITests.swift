@@ -34,10 +34,12 @@ struct CLITests {
     func selfcheck() throws {
         let result = try cli(["selfcheck"])
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdout.contains("cipher_version: 4.6.1 community"))
+        let pin = try Pin.current.get()
+        #expect(result.stdout.contains("cipher_version: \(pin.cipherVersion)"))
         #expect(result.stdout.contains("cipher_provider: openssl"))
         #expect(result.stdout.contains("cipher_provider_version: OpenSSL 3"))
-        #expect(result.stdout.contains("sqlite_version: 3.46.1"))
+        #expect(result.stdout.contains("sqlite_version: \(pin.sqliteVersion)"))
+        #expect(result.stdout.contains("cipher_status: 1"))
         #expect(result.stdout.contains("encrypted_at_rest: yes"))
     }
 
@@ -177,10 +179,10 @@ struct CLITests {
     func migrateAndInfo() throws {
         let folder = try TemporaryDirectory()
         let db = folder.file("v3.db")
-        let tarball = CLI.repository.appendingPathComponent("Vendor/cache/sqlcipher_4.6.1.orig.tar.gz").path
+        let tarball = try Pin.current.get().cachedTarball
         let extract = Process()
         extract.executableURL = URL(fileURLWithPath: "/bin/sh")
-        extract.arguments = ["-c", "tar -xzOf \"$0\" sqlcipher-4.6.1/sqlcipher-resources/sqlcipher-3.0-testkey.db > \"$1\"",
+        extract.arguments = ["-c", "tar -xzOf \"$0\" --wildcards '*/sqlcipher-resources/sqlcipher-3.0-testkey.db' > \"$1\"",
                              tarball, db]
         try extract.run()
         extract.waitUntilExit()

@@ -3,7 +3,7 @@ import ProcessTestSupport
 import SQLCipherKit
 import Testing
 
-/// Files move both ways between SQLCipherKit (the API and the CLI, SQLCipher 4.6.1) and an SQLCipher that
+/// Files move both ways between SQLCipherKit (the API and the CLI, on the pinned SQLCipher) and an SQLCipher that
 /// someone else built: the `sqlcipher3` wheel (see ``PythonSide``), driven by `python/interop.py`. Every value
 /// must come back exact, and no key may appear in anything either side prints.
 ///

@@ -1,3 +1,4 @@
+import ProcessTestSupport
 import Testing
 @testable import SQLCipherKit
 
@@ -5,24 +6,28 @@ import Testing
 struct EngineTests {
     @Test("selfCheck reports the pinned SQLCipher on OpenSSL")
     func selfCheckReportsThePinnedEngine() throws {
+        let pin = try Pin.current.get()
         let facts = try Engine.selfCheck()
-        #expect(facts.cipherVersion == "4.6.1 community")
+        #expect(facts.cipherVersion == pin.cipherVersion)
         #expect(facts.provider == "openssl")
         #expect(facts.providerVersion.hasPrefix("OpenSSL 3"))
-        #expect(facts.sqliteVersion == "3.46.1")
-        #expect(Engine.sqliteVersion == "3.46.1")
+        #expect(facts.sqliteVersion == pin.sqliteVersion)
+        #expect(facts.encryptsConnections)
+        #expect(Engine.sqliteVersion == pin.sqliteVersion)
+        #expect(Engine.cipherVersion == pin.cipherVersion)
     }
 
     @Test("the facts describe themselves on one line")
     func factsDescription() throws {
+        let pin = try Pin.current.get()
         let facts = try Engine.selfCheck()
-        #expect(facts.description.hasPrefix("SQLCipher 4.6.1 community (openssl, OpenSSL 3"))
-        #expect(facts.description.hasSuffix("on SQLite 3.46.1"))
+        #expect(facts.description.hasPrefix("SQLCipher \(pin.cipherVersion) (openssl, OpenSSL 3"))
+        #expect(facts.description.hasSuffix("on SQLite \(pin.sqliteVersion)"))
     }
 
     @Test("every open verifies cipher_version")
     func openVerifiesCipherVersion() throws {
         let database = try Database(path: ":memory:", key: .passphrase("k"))
-        #expect(try Engine.requireSQLCipher(database) == "4.6.1 community")
+        #expect(try Engine.requireSQLCipher(database) == (try Pin.current.get()).cipherVersion)
     }
 }

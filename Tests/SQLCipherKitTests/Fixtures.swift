@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 
 /// SQLCipher's own sample databases, from the pinned source tarball's `sqlcipher-resources/` folder (never
 /// committed here: extracted at test time from the tarball build-sqlcipher.sh cached).
@@ -8,7 +9,7 @@ enum Fixtures {
 
     /// The folder holding the extracted `sqlcipher-*-testkey.db` files (under .build/, gitignored).
     static let resources: Result<URL, any Error> = Result {
-        let tarball = root.appendingPathComponent("Vendor/cache/sqlcipher_4.6.1.orig.tar.gz")
+        let tarball = URL(fileURLWithPath: try Pin.current.get().cachedTarball)
         guard FileManager.default.fileExists(atPath: tarball.path) else {
             throw MissingTarball(path: tarball.path)
         }

@@ -7,7 +7,7 @@ import Testing
 /// each on a fresh copy. Every flip must be reported — a refused open for page 1, an integrity failure naming
 /// the page otherwise — and no read may ever return data other than the original.
 ///
-/// What SQLCipher 4.6.1 does, as observed: a flip anywhere in page 1 (salt included) fails the open with
+/// What SQLCipher does, as observed on the pinned engine: a flip anywhere in page 1 (salt included) fails the open with
 /// `SQLITE_NOTADB`; `cipher_integrity_check` numbers pages from 1 (byte `o` is on page `o / 4096 + 1`) and
 /// names only the flipped page; a read that reaches the page fails with `SQLITE_CORRUPT` ("database disk image
 /// is malformed") for b-tree pages, but with a plain `SQLITE_ERROR` ("SQL logic error", kind `.sqlite`) for
