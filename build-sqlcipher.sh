@@ -118,7 +118,7 @@ check_prerequisites() {
     have_openssl_headers || die "OpenSSL headers are still missing after installing libssl-dev"
     command -v tclsh >/dev/null || die "tclsh is still missing after installing tcl"
     local tool
-    for tool in "$CC" ar ld nm readelf strip make tar sha256sum swift swiftc; do
+    for tool in "$CC" ar ld nm readelf strip objcopy make tar sha256sum python3 swift swiftc; do
         command -v "$tool" >/dev/null || die "required tool '$tool' is not on PATH"
     done
     note "C compiler: $("$CC" --version | head -n1)"
@@ -398,6 +398,18 @@ extract_members() {
     done
 }
 
+# The Swift compiler stores in each object a 16-byte `.swift_modhash`: an MD5 of the LLVM module and the
+# compiler options, absolute paths included, which it reads back only to skip regenerating an unchanged object
+# in the same build folder. Nothing links or runs it. The copies merged into the artifact drop it, so two
+# checkouts in different folders give the same bytes (everything else in the objects is already
+# path-independent: -file-prefix-map, relative module-cache paths).
+drop_build_hashes() {
+    local member
+    for member in "$1"/*; do
+        objcopy --remove-section=.swift_modhash "$member" || die "objcopy could not drop .swift_modhash from $member"
+    done
+}
+
 merge_archives() {
     local engine=$1 swift_lib=$2 out=$3
     local refuse="refusing to produce an artifact without the SQLCipher engine or the Swift API (it could write plaintext)"
@@ -420,6 +432,7 @@ merge_archives() {
     CLEANUP+=("$work")
     extract_members "$engine" "$work/engine" "$machine"
     extract_members "$swift_lib" "$work/swift" "$machine"
+    drop_build_hashes "$work/swift"
     # The merge checks the engine itself, so no caller can merge a plain-SQLite engine by mistake.
     "$ROOT/verify-symbols.sh" "$engine" >"$work/verify.log" 2>&1 || {
         cat "$work/verify.log" >&2
@@ -449,7 +462,7 @@ write_pin_json() {
     for f in "${PIN_SOURCES[@]}"; do args+=("sources[]=$f"); done
     for f in "${PIN_CONFIGURE_FLAGS[@]}"; do args+=("configureFlags[]=$f"); done
     for f in "${PIN_CFLAGS[@]}"; do args+=("compileFlags[]=$f"); done
-    for entry in "${PIN_UPSTREAM_TESTS[@]}"; do args+=("upstreamTests.${entry%%=*}:=${entry#*=}"); done
+    for entry in "${PIN_UPSTREAM_TESTS[@]}"; do args+=("upstreamTests>${entry%%=*}:=${entry#*=}"); done
     mkdir -p "$BUILD_DIR"
     json_object "$BUILD_DIR/pin.json" "${args[@]}"
 }
@@ -476,8 +489,8 @@ write_manifest() {
     for f in "${PIN_CFLAGS[@]}"; do args+=("compileFlags[]=$f"); done
     args+=(cCompiler="$("$CC" --version | head -n1)" swiftVersion="$(swift --version 2>/dev/null | head -n1)"
         targetTriple="$triple"
-        "archives.lib/libSQLCipherKit.a=$(sha256_of "$dir/lib/libSQLCipherKit.a")"
-        "archives.lib/libsqlcipher.a=$(sha256_of "$dir/lib/libsqlcipher.a")")
+        "archives>lib/libSQLCipherKit.a=$(sha256_of "$dir/lib/libSQLCipherKit.a")"
+        "archives>lib/libsqlcipher.a=$(sha256_of "$dir/lib/libsqlcipher.a")")
     json_object "$dir/MANIFEST.json" "${args[@]}"
 }
 
@@ -529,8 +542,8 @@ MODULEMAP
     variant_json=$(python3 -c 'import json, sys; print(json.dumps([{"path": sys.argv[1],
         "supportedTriples": [sys.argv[2]], "staticLibraryMetadata": {"headerPaths": ["SQLCipherEngine/include"],
         "moduleMapPath": "SQLCipherEngine/include/module.modulemap"}}]))' "$variant/libsqlcipher.a" "$triple")
-    json_object "$bundle/info.json" schemaVersion=1.0 artifacts.SQLCipherEngine.type=staticLibrary \
-        "artifacts.SQLCipherEngine.version=$PIN_VERSION" "artifacts.SQLCipherEngine.variants:=$variant_json"
+    json_object "$bundle/info.json" schemaVersion=1.0 "artifacts>SQLCipherEngine>type=staticLibrary" \
+        "artifacts>SQLCipherEngine>version=$PIN_VERSION" "artifacts>SQLCipherEngine>variants:=$variant_json"
 }
 
 assemble_dist() {

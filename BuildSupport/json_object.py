@@ -2,10 +2,10 @@
 """Writes one JSON object from KEY=VALUE arguments, for build-sqlcipher.sh (structured files are written by a
 tool made for them, never by printf).
 
-    json_object.py OUT.json 'name=SQLCipher' 'flags[]=-O2' 'flags[]=-fPIC' 'archives.lib/x.a=abc123'
+    json_object.py OUT.json 'name=SQLCipher' 'flags[]=-O2' 'flags[]=-fPIC' 'archives>lib/x.a=abc123'
 
-KEY=VALUE sets a string; KEY[]=VALUE appends a string to a list; dots in KEY nest objects (the part after the
-last dot is taken whole, so file names with slashes work); KEY:=JSON sets a JSON value (number, list, object).
+KEY=VALUE sets a string; KEY[]=VALUE appends a string to a list; '>' in KEY nests objects (so keys may hold
+dots and slashes: file names); KEY:=JSON sets a JSON value (number, list, object).
 Keys keep their order. OUT is written whole, then renamed into place.
 """
 import json
@@ -14,7 +14,7 @@ import sys
 
 
 def assign(document, path, value, append):
-    *parents, last = path.split(".") if "/" not in path else _split_keeping_paths(path)
+    *parents, last = path.split(">")
     node = document
     for part in parents:
         node = node.setdefault(part, {})
@@ -24,14 +24,6 @@ def assign(document, path, value, append):
         node.setdefault(last, []).append(value)
     else:
         node[last] = value
-
-
-def _split_keeping_paths(path):
-    # "archives.lib/libX.a": nest on the dots before the first slash-bearing part only.
-    head, _, tail = path.partition("/")
-    parts = head.split(".")
-    parts[-1] = parts[-1] + "/" + tail
-    return parts
 
 
 def main(argv):

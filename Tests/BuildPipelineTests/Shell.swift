@@ -23,7 +23,8 @@ enum Repository {
     static let mergedArchive = dist + "/lib/libSQLCipherKit.a"
     static let engineArchive = dist + "/lib/libsqlcipher.a"
     /// The verified tarball the build cached (its name is the pin's).
-    static let cachedTarball = (try? Pin.current.get().cachedTarball) ?? path("Vendor/build/pin.json")
+    static let cachedTarball = (try? Pin.current.get().cachedTarball)
+        ?? path("Vendor/build/pin.json (missing or unreadable: run ./build-sqlcipher.sh)")
     static let amalgamation = path("Vendor/build/amalgamation/sqlite3.c")
 
     /// Fails with the fix when the artifact these tests inspect has not been built.
