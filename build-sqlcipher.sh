@@ -398,15 +398,22 @@ extract_members() {
     done
 }
 
-# The Swift compiler stores in each object a 16-byte `.swift_modhash`: an MD5 of the LLVM module and the
-# compiler options, absolute paths included, which it reads back only to skip regenerating an unchanged object
-# in the same build folder. Nothing links or runs it. The copies merged into the artifact drop it, so two
-# checkouts in different folders give the same bytes (everything else in the objects is already
-# path-independent: -file-prefix-map, relative module-cache paths).
-drop_build_hashes() {
+# What ties the Swift objects to the folder they were built in, dropped from the copies merged into the
+# artifact so that two checkouts in different folders give the same bytes (everything else is already
+# path-independent: -file-prefix-map, relative module-cache paths):
+# - `.swift_modhash`: 16 bytes per object, an MD5 of the LLVM module and the compiler options, absolute paths
+#   included, which the compiler reads back only to skip regenerating an unchanged object. Nothing links or
+#   runs it.
+# - the DWARF debug info: for each clang module it imports (CSQLCipher, SwiftShims, ...), the Swift compiler
+#   records the precompiled module's signature (8 bytes, DW_AT_GNU_dwo_id), a hash of the .pcm, whose content
+#   holds the checkout's absolute paths (module map, headers); neither -file-prefix-map nor a relative module
+#   cache reaches it. The artifact ships without DWARF, as the engine (compiled without -g) always did;
+#   symbols stay, so crash reports still name SQLCipherKit's functions.
+make_path_independent() {
     local member
     for member in "$1"/*; do
-        objcopy --remove-section=.swift_modhash "$member" || die "objcopy could not drop .swift_modhash from $member"
+        objcopy --remove-section=.swift_modhash --strip-debug "$member" \
+            || die "objcopy could not make $member path-independent"
     done
 }
 
@@ -432,7 +439,7 @@ merge_archives() {
     CLEANUP+=("$work")
     extract_members "$engine" "$work/engine" "$machine"
     extract_members "$swift_lib" "$work/swift" "$machine"
-    drop_build_hashes "$work/swift"
+    make_path_independent "$work/swift"
     # The merge checks the engine itself, so no caller can merge a plain-SQLite engine by mistake.
     "$ROOT/verify-symbols.sh" "$engine" >"$work/verify.log" 2>&1 || {
         cat "$work/verify.log" >&2

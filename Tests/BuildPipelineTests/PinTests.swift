@@ -17,7 +17,7 @@ struct PinTests {
         [pin.sqlcipherVersion, pin.sqliteVersion, pin.tarball, pin.sha256]
     }
 
-    /// Where `needle` stands in `text` as a whole version (not inside a longer number such as 14.18.0 or 4.18.01).
+    /// Where `needle` stands in `text` as a whole version (not inside a longer number: 1.2.3 is not in 11.2.3 or 1.2.34).
     static func lines(of needle: String, in text: String) -> [Int] {
         var found: [Int] = []
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -26,7 +26,7 @@ struct PinTests {
                 let before = range.lowerBound == line.startIndex ? nil : line[line.index(before: range.lowerBound)]
                 let after = range.upperBound == line.endIndex ? nil : line[range.upperBound]
                 let extendsNumber = { (c: Character?) in c.map { $0.isNumber || $0 == "." } ?? false }
-                // A trailing full stop ends a sentence, not a version: "4.18.0." still counts.
+                // A trailing full stop ends a sentence, not a version: "1.2.3." still counts.
                 let afterIsSentenceEnd = after == "." && (line.index(after: range.upperBound) == line.endIndex
                     || !line[line.index(after: range.upperBound)].isNumber)
                 if !extendsNumber(before) && (!extendsNumber(after) || afterIsSentenceEnd) {

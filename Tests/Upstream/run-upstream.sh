@@ -61,7 +61,7 @@ EXTRA_FILES=(sqlcipher-threads.test)
 # Files whose run ends with "Unfreed memory: N bytes" although nothing leaks: sqlcipher-threads.test turns
 # SQLite's memory statistics off at its start (sqlite3_config_memstatus 0, so that counting does not serialize
 # its threads), after the harness has already counted its own allocations; their frees are then not counted,
-# and tester.tcl's final leak check adds one error after the "0 errors" line (exit 1). Measured on 4.18.0: the
+# and tester.tcl's final leak check adds one error after the "0 errors" line (exit 1). Measured on the current pin: the
 # same file with the statistics left on ends "All memory allocations freed - no leaks", exit 0. For these
 # files, and only when that line is the sole failure, the run counts as clean; leaks are LeakSanitizer's job
 # in Tests/Fuzz.
