@@ -86,14 +86,17 @@ struct SQLPromisesTests {
         Path(name: "cipher_default_hmac_algorithm", sql: "PRAGMA cipher_default_hmac_algorithm = HMAC_SHA1"),
         Path(name: "cipher_default_kdf_algorithm", sql: "PRAGMA cipher_default_kdf_algorithm = PBKDF2_HMAC_SHA1"),
         // SQLCipher's trace and log files take the SQL text, values included.
-        Path(name: "cipher_profile to a file",
-             sql: "PRAGMA cipher_profile = '{dir}/profile.log'; INSERT INTO t VALUES ('{marker}-traced')"),
+        // (Enough statements to flush the trace's stdio buffer to the file.)
+        Path(name: "cipher_profile to a file", sql: "PRAGMA cipher_profile = '{dir}/profile.log'; "
+             + String(repeating: "INSERT INTO t VALUES ('{marker}-traced-" + String(repeating: "q", count: 200) + "'); ",
+                      count: 40)),
         Path(name: "cipher_log to a file",
              sql: "PRAGMA cipher_log = '{dir}/cipher.log'; PRAGMA cipher_log_level = TRACE; "
                 + "INSERT INTO t VALUES ('{marker}-logged')"),
         // Temporary files.
-        Path(name: "temp_store = FILE",
-             sql: "PRAGMA temp_store = FILE; CREATE TEMP TABLE tt AS SELECT * FROM t; SELECT * FROM tt ORDER BY x"),
+        // (A two-page cache for temp, so the temporary table's pages go to its file at once.)
+        Path(name: "temp_store = FILE", sql: "PRAGMA temp_store = FILE; PRAGMA temp.cache_size = 2; "
+             + "CREATE TEMP TABLE tt AS SELECT * FROM t; SELECT * FROM tt ORDER BY x"),
         Path(name: "temp_store = 1", sql: "PRAGMA temp_store = 1"),
         // Key pragmas.
         Path(name: "PRAGMA key", sql: "PRAGMA key = 'secret-key-in-sql'"),
@@ -252,15 +255,18 @@ struct SQLPromisesTests {
         }
 
         /// The files holding the marker: under the folder, at the top of TMPDIR (changed since the scene
-        /// began), or held open by this process (SQLite unlinks its temporary files at once).
+        /// began; SQLite's temporary folders), or held open by this process (SQLite unlinks its temporary files at once).
         func scan() throws -> [String] {
             var found = Set<String>()
             for (name, contents) in AtRestTests.files(under: folder.url.path, openIn: getpid())
             where data(contents, contains: marker) {
                 found.insert(name)
             }
-            let temporary = FileManager.default.temporaryDirectory.path
-            for name in try FileManager.default.contentsOfDirectory(atPath: temporary) {
+            // SQLite's temporary folders: SQLITE_TMPDIR, TMPDIR, then /var/tmp, /usr/tmp, /tmp.
+            let folders = Set([FileManager.default.temporaryDirectory.path, "/var/tmp", "/tmp"]
+                + ["SQLITE_TMPDIR", "TMPDIR"].compactMap { ProcessInfo.processInfo.environment[$0] })
+            for temporary in folders {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] {
                 let path = temporary + "/" + name
                 let attributes = try? FileManager.default.attributesOfItem(atPath: path)
                 guard AtRestTests.isRegularFile(path), let modified = attributes?[.modificationDate] as? Date,
@@ -268,6 +274,7 @@ struct SQLPromisesTests {
                       (attributes?[.size] as? Int ?? 0) < 64 << 20,
                       let contents = FileManager.default.contents(atPath: path) else { continue }
                 if data(contents, contains: marker) { found.insert(path) }
+            }
             }
             return found.sorted()
         }
