@@ -51,7 +51,6 @@ struct ReentrancyTests {
     func nestedPoolCalls() throws {
         let folder = try TemporaryDirectory()
         let pool = try Self.pool(in: folder)
-        defer { pool.close() }
         let key = try Key.rawKey(hex: Array(randomKeyHex().utf8))
         let nested: [(String, @Sendable (DatabasePool) throws -> Void)] = [
             ("read in read", { pool in _ = try pool.read { _ in try pool.read { _ in 1 } } }),
@@ -70,9 +69,21 @@ struct ReentrancyTests {
                 }
             }
             Self.expectReentrancyMisuse(outcome, "\(name)")
+            // After a deadlock the pool stays blocked: leave it (and its folder) alone rather than hang the run.
+            guard outcome != nil else {
+                Self.abandon(pool, folder)
+                return
+            }
         }
         // The pool is still usable, and the outer transactions were rolled back (the closures threw).
         #expect(try pool.read { try $0.scalar(Int.self, "SELECT count(*) FROM t") } == 1)
+        pool.close()
+    }
+
+    /// Keeps a deadlocked pool and its folder alive for the rest of the process: closing it would wait forever.
+    static func abandon(_ pool: DatabasePool, _ folder: TemporaryDirectory) {
+        _ = Unmanaged.passRetained(pool)
+        _ = Unmanaged.passRetained(folder)
     }
 
     @Test("close inside a closure returns at once; the pool closes when the outer call ends")
@@ -87,6 +98,7 @@ struct ReentrancyTests {
         }
         guard let outcome else {
             Issue.record("close() inside read did not return within 20 s (deadlock)")
+            Self.abandon(pool, folder)
             return
         }
         #expect(try outcome.get() == 1)
@@ -100,11 +112,17 @@ struct ReentrancyTests {
         let second = try TemporaryDirectory()
         let a = try Self.pool(in: first)
         let b = try Self.pool(in: second)
-        defer { a.close(); b.close() }
         let outcome = Self.underWatchdog {
             try a.write { _ in try b.read { try $0.scalar(Int.self, "SELECT x FROM t") } }
         }
-        #expect(try outcome?.get() == 1)
+        guard let outcome else {
+            Issue.record("a write on one pool around a read on another did not return within 20 s")
+            Self.abandon(a, first)
+            Self.abandon(b, second)
+            return
+        }
+        defer { a.close(); b.close() }
+        #expect(try outcome.get() == 1)
         // Sequential calls on the same pool, and calls from another thread while one runs, are not nesting.
         #expect(try a.read { _ in 1 } == 1)
         #expect(try a.read { _ in 2 } == 2)
@@ -114,7 +132,6 @@ struct ReentrancyTests {
     func nestedQueueCalls() throws {
         let folder = try TemporaryDirectory()
         let queue = try DatabaseQueue(path: folder.path("queue.db"), key: try Key.rawKey(hex: Array(randomKeyHex().utf8)))
-        defer { queue.close() }
         try queue.write { try $0.execute("CREATE TABLE t(x)") }
         let outcome = Self.underWatchdog { () -> SQLCipherError? in
             do {
@@ -125,6 +142,8 @@ struct ReentrancyTests {
             }
         }
         Self.expectReentrancyMisuse(outcome, "queue write in read")
+        guard outcome != nil else { return }
         #expect(try queue.read { try $0.scalar(Int.self, "SELECT count(*) FROM t") } == 0)
+        queue.close()
     }
 }
