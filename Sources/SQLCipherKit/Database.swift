@@ -98,6 +98,11 @@ public final class Database {
         try configuration.cipher.requireRecoverableSalt(for: key)
         let isFile = path != ":memory:" && !path.isEmpty
         let existedBefore = isFile && access(path, F_OK) == 0
+        var status = stat()
+        if existedBefore, stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            // SQLite would report a "disk I/O error".
+            throw .api(.cannotOpen, "'\(path)' is a directory, not a database file", path: path)
+        }
         if isFile && !existedBefore && configuration.mode != .readWriteCreate {
             throw .api(.cannotOpen, "no such file", path: path)
         }
