@@ -51,26 +51,29 @@ extension Database {
         } ?? { false }
         let schema = "sqlcipherkit_export"
         do throws(SQLCipherError) {
-            // KEY '' attaches the new, empty file without a codec; sqlite3_key_v2 then keys it (if encrypted).
-            try execute("ATTACH DATABASE ?1 AS \(schema.quotedIdentifier) KEY ''", [temporary])
-            do throws(SQLCipherError) {
-                if let key { try applyKey(key, schema: schema) }
-                for pragma in cipher.pragmas(schema: schema) where !pragma.contains("cipher_memory_security") {
-                    try execute(pragma)
+            // The library's own ATTACH, cipher pragmas and sqlcipher_export: past the SQL guard.
+            try trusted { () throws(SQLCipherError) in
+                // KEY '' attaches the new, empty file without a codec; sqlite3_key_v2 then keys it (if encrypted).
+                try execute("ATTACH DATABASE ?1 AS \(schema.quotedIdentifier) KEY ''", [temporary])
+                do throws(SQLCipherError) {
+                    if let key { try applyKey(key, schema: schema) }
+                    for pragma in cipher.pragmas(schema: schema) where !pragma.contains("cipher_memory_security") {
+                        try execute(pragma)
+                    }
+                    try withProgressHandler(every: 100_000, report) { () throws(SQLCipherError) in
+                        try execute("SELECT sqlcipher_export(?1)", [schema])
+                    }
+                    progress?(1)
+                    // sqlcipher_export copies schema and rows, not these header fields: apps rely on them.
+                    for field in ["user_version", "application_id"] {
+                        let value = try integerPragma("main.\(field)")
+                        try execute("PRAGMA \(schema.quotedIdentifier).\(field) = \(value)")
+                    }
+                    try execute("DETACH DATABASE \(schema.quotedIdentifier)")
+                } catch {
+                    try? execute("DETACH DATABASE \(schema.quotedIdentifier)")
+                    throw error
                 }
-                try withProgressHandler(every: 100_000, report) { () throws(SQLCipherError) in
-                    try execute("SELECT sqlcipher_export(?1)", [schema])
-                }
-                progress?(1)
-                // sqlcipher_export copies schema and rows, not these header fields: apps rely on them.
-                for field in ["user_version", "application_id"] {
-                    let value = try integerPragma("main.\(field)")
-                    try execute("PRAGMA \(schema.quotedIdentifier).\(field) = \(value)")
-                }
-                try execute("DETACH DATABASE \(schema.quotedIdentifier)")
-            } catch {
-                try? execute("DETACH DATABASE \(schema.quotedIdentifier)")
-                throw error
             }
             try FileReplacement.sync(temporary)
             return temporary

@@ -63,7 +63,9 @@ extension Database {
     public static func migrate(path: String, key: Key) throws(SQLCipherError) {
         let database = try Database(path: path, optionalKey: key, configuration: .init(mode: .readWrite),
                                     preflight: false)
-        let result = try database.textValue("PRAGMA cipher_migrate")
+        let result = try database.trusted { () throws(SQLCipherError) in
+            try database.textValue("PRAGMA cipher_migrate")
+        }
         database.close()
         guard result == "0" else {
             throw .api(.wrongKeyOrNotADatabase, "cipher_migrate found no SQLCipher version that opens the file "
@@ -85,7 +87,9 @@ extension Database {
         defer { database.close() }
         let salt = try database.cipherSalt()
         try CipherSettings(plaintextHeaderSize: headerSize).validate()
-        try database.execute("PRAGMA cipher_plaintext_header_size = \(headerSize)")
+        try database.trusted { () throws(SQLCipherError) in
+            try database.execute("PRAGMA cipher_plaintext_header_size = \(headerSize)")
+        }
         // Rewriting user_version dirties page 1, so it is written again with the plaintext header.
         try database.setUserVersion(Int32(clamping: try database.userVersion()))
         if try database.journalMode() == .wal {

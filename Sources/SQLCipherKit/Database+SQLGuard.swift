@@ -1,34 +1,140 @@
 import CSQLCipher
 
-extension Database {
+/// The state of one connection's SQL guard: what it refuses depends on whether the connection is encrypted,
+/// whether the SQL being compiled is the library's own, and whether SQLite is compiling it for itself while a
+/// statement runs.
+///
+/// Touched only on the thread that uses the connection (the authorizer runs inside `sqlite3_prepare` and
+/// `sqlite3_step` on that thread), as the connection itself is.
+final class SQLGuard {
+    /// Whether the connection's main database is encrypted.
+    let encrypted: Bool
+    /// Greater than zero while the library compiles its own SQL (``Database/trusted(_:)``).
+    var trustedDepth = 0
+    /// Greater than zero while the library is inside `sqlite3_step`: SQL compiled then is SQLite's own (the
+    /// `ATTACH … AS vacuum_db` of `VACUUM`), or an eponymous pragma table's, never text the caller wrote.
+    var steppingDepth = 0
+    /// The explanation of the last refusal, taken by the error that reports it.
+    private var refusal: String?
+
+    init(encrypted: Bool) {
+        self.encrypted = encrypted
+    }
+
+    /// The authorizer's verdict on one action; records the explanation when it refuses.
+    func authorize(action: Int32, first: String?, second: String?) -> Int32 {
+        guard trustedDepth == 0,
+              let explanation = SQLGuard.refusal(action: action, first: first, second: second, encrypted: encrypted,
+                                                 stepping: steppingDepth > 0) else {
+            return SQLITE_OK
+        }
+        refusal = explanation
+        return SQLITE_DENY
+    }
+
+    /// The explanation of the last refusal, once.
+    func takeRefusal() -> String? {
+        defer { refusal = nil }
+        return refusal
+    }
+
+    // MARK: The rules
+
     /// The pragmas that take a key as SQL text. Keys go through ``Key``, `sqlite3_key_v2` and
-    /// ``rekey(to:)`` only: in SQL text a key would sit in statement caches, error messages and logs.
+    /// ``Database/rekey(to:)`` only: in SQL text a key would sit in statement caches, error messages and logs.
     static let keyPragmas: Set<String> = ["key", "rekey", "hexkey", "hexrekey", "textkey", "textrekey"]
 
-    /// The explanation appended to SQLite's "not authorized" when the guard refuses a statement.
-    static let guardExplanation = "SQLCipherKit refuses the key pragmas (use Key and rekey(to:)) and, on an "
-        + "encrypted connection, temp_store = FILE (SQLite's temporary files are not encrypted)"
+    /// SQLCipher's pragmas that are not named `cipher_…`.
+    static let otherCipherPragmas: Set<String> = ["kdf_iter", "fast_kdf_iter", "rekey_cipher", "rekey_kdf_iter"]
 
-    /// Installs the authorizer that refuses, with ``SQLCipherError/Kind/misuse``:
+    /// Cipher pragmas that act even without a value.
+    static let actingCipherPragmas: Set<String> = ["cipher_migrate"]
+
+    /// Why SQL text may not do `action`, or nil when it may. `first` and `second` are the authorizer's
+    /// arguments (for a pragma: its name and value; for a function: its name).
+    static func refusal(action: Int32, first: String?, second: String?, encrypted: Bool, stepping: Bool) -> String? {
+        switch action {
+        case SQLITE_PRAGMA:
+            guard let first else { return nil }
+            return pragmaRefusal(name: first.lowercased(), value: second, encrypted: encrypted)
+        case SQLITE_ATTACH:
+            // While a statement runs, only SQLite itself compiles SQL: VACUUM attaches its copy with the main
+            // database's key. Every ATTACH the caller writes is refused, with or without a KEY clause.
+            if stepping { return nil }
+            return "ATTACH is refused in SQL text: its KEY clause puts a key in SQL text, and KEY '' attaches a "
+                + "file that is written in plaintext. Use Database.attach(_:as:key:) (the key is bound, the file "
+                + "encrypted) or, to attach a plaintext file on purpose, Database.attachUnencrypted(_:as:)"
+        case SQLITE_FUNCTION:
+            guard let second, second.lowercased() == "sqlcipher_export" else { return nil }
+            return "sqlcipher_export() is refused in SQL text: it copies the whole database into another schema, "
+                + "in plaintext when that schema has no key. Use Database.export(to:key:cipher:) (with a key for "
+                + "an encrypted copy, nil for a plaintext one) or Database.decrypt(path:key:)"
+        default:
+            return nil
+        }
+    }
+
+    private static func pragmaRefusal(name: String, value: String?, encrypted: Bool) -> String? {
+        if keyPragmas.contains(name) {
+            return "PRAGMA \(name) is refused: keys never travel in SQL text. Open with a Key "
+                + "(Database(path:key:)) and change it with Database.rekey(to:)"
+        }
+        if name.hasPrefix("cipher") || otherCipherPragmas.contains(name) {
+            guard value != nil || actingCipherPragmas.contains(name) else { return nil }
+            if name.hasPrefix("cipher_profile") || name.hasPrefix("cipher_log") {
+                return "PRAGMA \(name) = … is refused: it writes SQLCipher's trace or log, which can hold the SQL "
+                    + "text of statements and the values in it, to a file in plaintext"
+            }
+            if name == "cipher_migrate" {
+                return "PRAGMA cipher_migrate is refused on an open connection: use Database.migrate(path:key:)"
+            }
+            return "PRAGMA \(name) = … is refused after open: changing a cipher setting of an open database makes "
+                + "its pages unreadable (the file is intact), and the cipher_default_… and process-wide settings "
+                + "change every later connection. Pass the settings in Database.Configuration.cipher "
+                + "(CipherSettings) when opening; reading a cipher pragma (no value) is allowed"
+        }
+        if encrypted, name == "temp_store", let value, ["file", "1"].contains(value.lowercased()) {
+            return "PRAGMA temp_store = FILE is refused on an encrypted connection: temporary files are not encrypted "
+                + "(sorts, temporary tables and indices would go to TMPDIR in plaintext). Keep the default (memory)"
+        }
+        return nil
+    }
+}
+
+extension Database {
+    /// Installs the authorizer that refuses, with ``SQLCipherError/Kind/misuse``, every SQL-level way to put a
+    /// key in SQL text or to write data of an encrypted connection to a file in plaintext (the inventory is in
+    /// the documentation article "SQL that SQLCipherKit refuses"):
     ///
-    /// - `PRAGMA key`, `rekey` and their hex/text forms, on every connection;
-    /// - on an encrypted connection, `PRAGMA temp_store = FILE` (or `= 1`). SQLCipher encrypts the database,
-    ///   its rollback journal and its write-ahead log, but not SQLite's temporary files: sorts, temporary
-    ///   tables and indices that outgrow memory go to TMPDIR in plaintext. This engine is built with
-    ///   `SQLITE_TEMP_STORE=2`, which keeps them in memory unless a connection asks for files; the reliability
-    ///   tests found the marker rows in such files (deleted but still open) as soon as one did.
-    ///   `temp_store = MEMORY` and `= DEFAULT` are allowed.
+    /// - the key pragmas (`PRAGMA key`, `rekey` and their hex/text forms), on every connection;
+    /// - `ATTACH` in SQL text, on every connection (use ``attach(_:as:key:)`` or ``attachUnencrypted(_:as:)``);
+    /// - `sqlcipher_export()` in SQL text, on every connection (use ``export(to:key:cipher:replacing:progress:)``);
+    /// - cipher pragmas with a value (`cipher_page_size = …`, `cipher_default_use_hmac = …`, `kdf_iter = …`),
+    ///   and `cipher_migrate`, on every connection (use ``CipherSettings`` at open);
+    /// - on an encrypted connection, `PRAGMA temp_store = FILE` (or `= 1`): SQLCipher does not encrypt SQLite's
+    ///   temporary files. This engine keeps them in memory (`SQLITE_TEMP_STORE=2`) unless a connection asks for
+    ///   files; the reliability tests found marker rows in such files as soon as one did.
+    ///
+    /// SQLite consults the authorizer whenever it compiles SQL, so the rules hold whatever the spelling (case,
+    /// comments, quoting, schema prefixes) and wherever the action hides: a trigger body, a view, a CTE, an
+    /// eponymous pragma table. The library's own statements run under ``trusted(_:)``.
     func installSQLGuard(encrypted: Bool) throws(SQLCipherError) {
         let db = try openHandle()
-        // The flag travels as the callback's context pointer: a C callback captures nothing.
-        let context = encrypted ? UnsafeMutableRawPointer(bitPattern: 1) : nil
-        sqlite3_set_authorizer(db, { context, action, name, value, _, _ in
-            guard action == SQLITE_PRAGMA, let name else { return SQLITE_OK }
-            let pragma = String(cString: name).lowercased()
-            if Database.keyPragmas.contains(pragma) { return SQLITE_DENY }
-            guard context != nil, pragma == "temp_store", let value else { return SQLITE_OK }
-            let requested = String(cString: value).lowercased()
-            return requested == "file" || requested == "1" ? SQLITE_DENY : SQLITE_OK
+        let context = Unmanaged.passUnretained(sqlGuard).toOpaque()
+        sqlite3_set_authorizer(db, { context, action, first, second, _, _ in
+            // The connection holds its guard for as long as the handle is open.
+            guard let context else { return SQLITE_OK }
+            return Unmanaged<SQLGuard>.fromOpaque(context).takeUnretainedValue()
+                .authorize(action: action, first: first.map { String(cString: $0) },
+                           second: second.map { String(cString: $0) })
         }, context)
+    }
+
+    /// Runs the library's own SQL past the guard (the typed APIs: cipher settings at open, attach, export,
+    /// migrate). Never run caller-provided SQL text in `body`.
+    func trusted<Result>(_ body: () throws(SQLCipherError) -> Result) throws(SQLCipherError) -> Result {
+        sqlGuard.trustedDepth += 1
+        defer { sqlGuard.trustedDepth -= 1 }
+        return try body()
     }
 }

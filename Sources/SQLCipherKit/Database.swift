@@ -40,6 +40,9 @@ public final class Database {
     /// The kind of key the connection was opened with (nil: unencrypted).
     let keyKind: Key.Kind?
 
+    /// What the authorizer refuses, and the library's own SQL that passes it (Database+SQLGuard.swift).
+    let sqlGuard: SQLGuard
+
     /// Set while an `async` job runs on this connection: true once its task is cancelled, so the next statement
     /// does not start.
     var isCancelled: (() -> Bool)?
@@ -92,10 +95,16 @@ public final class Database {
         self.path = path
         self.configuration = configuration
         keyKind = key?.kind
+        sqlGuard = SQLGuard(encrypted: key != nil)
         try configuration.cipher.validate()
         try configuration.cipher.requireRecoverableSalt(for: key)
         let isFile = path != ":memory:" && !path.isEmpty
         let existedBefore = isFile && access(path, F_OK) == 0
+        var status = stat()
+        if existedBefore, stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            // SQLite would report a "disk I/O error".
+            throw .api(.cannotOpen, "'\(path)' is a directory, not a database file", path: path)
+        }
         if isFile && !existedBefore && configuration.mode != .readWriteCreate {
             throw .api(.cannotOpen, "no such file", path: path)
         }
@@ -109,8 +118,10 @@ public final class Database {
                 try applyKey(key, schema: "main")
             }
             try installSQLGuard(encrypted: key != nil)
-            for pragma in configuration.cipher.pragmas(schema: "main") {
-                try execute(pragma)
+            try trusted { () throws(SQLCipherError) in
+                for pragma in configuration.cipher.pragmas(schema: "main") {
+                    try execute(pragma)
+                }
             }
             if configuration.verifiesCipherEngine {
                 try Engine.requireSQLCipher(self)
@@ -168,17 +179,17 @@ public final class Database {
 
     /// Runs one or more SQL statements separated by semicolons, discarding any rows.
     ///
+    /// Each statement is compiled only once the one before it has run, as `sqlite3_exec` does.
+    ///
     /// - Throws: ``SQLCipherError`` naming the failure; the statements before it have run.
     public func execute(_ sql: String) throws(SQLCipherError) {
-        let db = try openHandle()
+        _ = try openHandle()
         try Database.requireNoNUL(sql, path: path)
         try checkCancellation()
-        var message: UnsafeMutablePointer<CChar>?
-        let code = sqlite3_exec(db, sql, nil, nil, &message)
-        defer { sqlite3_free(message) }
-        guard code == SQLITE_OK else {
-            throw SQLCipherError(code: code, connection: db, path: path, sql: sql,
-                                 message: message.map { String(cString: $0) })
+        var remaining = Substring(sql)
+        while let (statement, rest) = try Statement.prepareFirst(of: remaining, database: self) {
+            try statement.execute()
+            remaining = rest
         }
     }
 

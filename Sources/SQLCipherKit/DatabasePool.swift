@@ -25,9 +25,10 @@ import Darwin
 /// result is byte-for-byte what keying each connection with the passphrase gives. A new database gets its salt
 /// from the writer, which is opened with the passphrase first. The derived key is wiped when the pool closes.
 ///
-/// - Important: Do not call the pool (``read(_:)``, ``write(_:)``, ``barrierWrite(_:)``, ``rekey(to:)``,
-///   ``close()``) from inside one of its own closures: use the ``Database`` the closure receives. A nested call
-///   waits for a connection the outer call holds.
+/// - Important: Do not call the pool (``read(_:)``, ``write(_:)``, ``barrierWrite(_:)``, ``rekey(to:)``)
+///   from inside one of its own closures: use the ``Database`` the closure receives. A nested call would wait
+///   for a connection the outer call holds, so it throws ``SQLCipherError/Kind/misuse`` at once instead. A
+///   nested ``close()`` marks the pool closed and returns; the connections close when the outer call ends.
 public final class DatabasePool: @unchecked Sendable {
     /// How a pool opens its connections.
     public struct Configuration: Sendable {
@@ -136,25 +137,31 @@ public final class DatabasePool: @unchecked Sendable {
     /// Runs `body` on the writer, in a transaction: committed when it returns, rolled back when it throws.
     /// Writes are serialized; readers keep reading meanwhile.
     public func write<Result>(_ body: (Database) throws -> Result) throws -> Result {
-        try withWriter { database in try database.transaction(.immediate) { try body(database) } }
+        try marked("DatabasePool.write") {
+            try withWriter { database in try database.transaction(.immediate) { try body(database) } }
+        }
     }
 
     /// Runs `body` on a reader, in a read transaction: it sees the last committed state, unaffected by writes
     /// that commit meanwhile. Blocks while every reader is busy.
     public func read<Result>(_ body: (Database) throws -> Result) throws -> Result {
-        try checkOpen()
-        return try readers.withReader { database in
+        try marked("DatabasePool.read") {
             try checkOpen()
-            return try database.transaction(.deferred) { try body(database) }
+            return try readers.withReader { database in
+                try checkOpen()
+                return try database.transaction(.deferred) { try body(database) }
+            }
         }
     }
 
     /// Runs `body` on the writer while no reader runs: it waits for running reads to finish and holds new ones
     /// back until it returns (for schema changes that readers must not see half-done, or a rekey).
     public func barrierWrite<Result>(_ body: (Database) throws -> Result) throws -> Result {
-        try withWriter { database in
-            try readers.withAllReaders { _ in
-                try database.transaction(.immediate) { try body(database) }
+        try marked("DatabasePool.barrierWrite") {
+            try withWriter { database in
+                try readers.withAllReaders { _ in
+                    try database.transaction(.immediate) { try body(database) }
+                }
             }
         }
     }
@@ -178,6 +185,12 @@ public final class DatabasePool: @unchecked Sendable {
     /// Re-encrypts the database with `newKey`: waits for all work to finish, rekeys on the writer, then reopens
     /// the readers with the new key (a passphrase is derived once again, with the database's salt).
     public func rekey(to newKey: Key) throws(SQLCipherError) {
+        try ReentrancyMarker.runTyped(self, "DatabasePool.rekey(to:)", path: path) { () throws(SQLCipherError) in
+            try rekeyExclusively(to: newKey)
+        }
+    }
+
+    private func rekeyExclusively(to newKey: Key) throws(SQLCipherError) {
         try exclusively { () throws(SQLCipherError) in
             guard let writer else { throw .api(.misuse, "the pool is closed", path: path) }
             let salt = try writer.cipherSalt()
@@ -198,6 +211,31 @@ public final class DatabasePool: @unchecked Sendable {
     /// ``SQLCipherError/Kind/misuse``, as does any later use. The derived key is wiped.
     public func close() {
         guard closed.close() else { return }
+        if ReentrancyMarker.isActive(self) {
+            // Called from one of the pool's own closures: waiting for every connection here would wait for the
+            // one this thread holds. The outer call closes the pool when it ends.
+            closeWhenIdle.withLock { $0 = true }
+            return
+        }
+        closeConnections()
+    }
+
+    /// Set by a nested ``close()``: the outermost call on that thread closes the connections when it ends.
+    private let closeWhenIdle = Mutex(false)
+
+    /// Runs `body` as work of this pool on this thread (see ``ReentrancyMarker``); the outermost call performs a
+    /// close requested from inside.
+    private func marked<Result>(_ description: String, _ body: () throws -> Result) throws -> Result {
+        defer {
+            if !ReentrancyMarker.isActive(self), closeWhenIdle.withLock({ $0 }) {
+                closeWhenIdle.withLock { $0 = false }
+                closeConnections()
+            }
+        }
+        return try ReentrancyMarker.run(self, description, path: path, body)
+    }
+
+    private func closeConnections() {
         // Keep interrupting until every connection is free: a statement that starts just after one interrupt
         // (the call is a no-op while nothing runs) is caught by the next.
         let interrupting = ClosedFlag()

@@ -11,9 +11,13 @@ import Foundation
 /// ``write(_:)`` runs its closure in a transaction (rolled back if it throws); ``read(_:)`` runs its closure
 /// in a read transaction, so it sees one consistent state. The `async` variants wait on a thread of their own,
 /// never blocking Swift's cooperative threads; cancelling the task interrupts its statement.
+///
+/// A closure must use the ``Database`` it receives: calling ``read(_:)`` or ``write(_:)`` of the same queue from
+/// inside it throws ``SQLCipherError/Kind/misuse`` (it would nest a transaction in the outer one).
 public final class DatabaseQueue: @unchecked Sendable {
-    // Invariant: `database` is only touched while `lock` is held (the lock is recursive, so a closure may call
-    // read or write again on the same thread). That is what makes the class Sendable.
+    // Invariant: `database` is only touched while `lock` is held. That is what makes the class Sendable. A
+    // closure that calls read or write again on the same queue throws .misuse (ReentrancyMarker); the lock is
+    // recursive so that close() from inside a closure still works.
     private let lock = NSRecursiveLock()
     private var database: Database?
 
@@ -62,6 +66,12 @@ public final class DatabaseQueue: @unchecked Sendable {
     }
 
     private func withDatabase<Result>(_ body: (Database) throws -> Result) throws -> Result {
+        try ReentrancyMarker.run(self, "DatabaseQueue.read/write", path: path) {
+            try withLockedDatabase(body)
+        }
+    }
+
+    private func withLockedDatabase<Result>(_ body: (Database) throws -> Result) throws -> Result {
         lock.lock()
         defer { lock.unlock() }
         guard let database else { throw SQLCipherError.api(.misuse, "the database queue is closed", path: path) }

@@ -13,17 +13,30 @@ extension SQLCipherError {
     ///
     /// - Parameters:
     ///   - connection: The connection that failed, for its extended code and message.
-    ///   - message: A message to use instead of the connection's own (e.g. from `sqlite3_exec`).
-    init(code: Int32, connection: OpaquePointer?, path: String?, sql: String? = nil, message: String? = nil) {
+    ///   - message: A message to use instead of the connection's own.
+    ///   - refusal: The SQL guard's explanation, when it refused the statement (`SQLITE_AUTH`).
+    init(code: Int32, connection: OpaquePointer?, path: String?, sql: String? = nil, message: String? = nil,
+         refusal: String? = nil) {
         let primary = code & 0xff
         let extended = connection.map { sqlite3_extended_errcode($0) } ?? code
         var text = message ?? connection.map { String(cString: sqlite3_errmsg($0)) }
             ?? String(cString: sqlite3_errstr(code))
-        if primary == SQLITE_AUTH { text += ": " + Database.guardExplanation }
+        var sql = sql
+        // A refused function surfaces as SQLITE_ERROR ("not authorized to use function"), a refused action as
+        // SQLITE_AUTH.
+        let refused = primary == SQLITE_AUTH || refusal != nil
+        if refused {
+            // The guard's own explanation says what to use instead. The refused SQL stays out of the error: it
+            // may hold a key (ATTACH … KEY 'secret', PRAGMA key = 'secret').
+            text = refusal ?? text + ": SQLCipherKit's SQL guard refused the statement (see the article "
+                + "\"SQL that SQLCipherKit refuses\")"
+            sql = nil
+        }
         // Some corruption surfaces as a generic SQLITE_ERROR (sqlcipher_export, integrity checks): the message
         // tells. Only SQLite's own corruption messages count: "malformed JSON" is a bad argument, not a bad file.
         let corruption = ["database disk image is malformed", "malformed database schema"]
-        var kind = primary == SQLITE_ERROR && corruption.contains(where: text.contains) ? .corrupt
+        var kind = refused ? .misuse
+            : primary == SQLITE_ERROR && corruption.contains(where: text.contains) ? .corrupt
             : Self.kind(of: primary)
         // SQLite reports SQLITE_FULL only for ENOSPC on a short write; a failed write for want of space (disk
         // full, quota exceeded, file-size limit) otherwise surfaces as a generic I/O error. The errno tells.

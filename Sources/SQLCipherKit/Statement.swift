@@ -41,6 +41,11 @@ public final class Statement {
         let rest = sql.utf8.dropFirst(consumed)
         if let db = database.handle, Statement.holdsStatement(String(Substring(rest)), db: db) {
             sqlite3_finalize(handle)
+            // The rest may be refused by the guard (and may hold a key): say why, without the SQL.
+            if let refusal = database.sqlGuard.takeRefusal() {
+                throw SQLCipherError(kind: .misuse, resultCode: SQLITE_AUTH, extendedResultCode: SQLITE_AUTH,
+                                     message: refusal, path: database.path)
+            }
             // Silently ignoring the rest would drop work; scripts go through Database.execute(_:).
             throw SQLCipherError(kind: .invalidArgument,
                                  message: "a prepared statement takes one SQL statement; run scripts with execute(_:)",
@@ -84,6 +89,7 @@ public final class Statement {
         var consumed = 0
         let text = String(sql)
         try Database.requireNoNUL(text, path: database.path)
+        _ = database.sqlGuard.takeRefusal()
         let code = text.withCString { start in
             var tail: UnsafePointer<CChar>?
             let code = sqlite3_prepare_v2(db, start, -1, &statement, &tail)
@@ -92,7 +98,8 @@ public final class Statement {
             return code
         }
         guard code == SQLITE_OK else {
-            throw SQLCipherError(code: code, connection: db, path: database.path, sql: text)
+            throw SQLCipherError(code: code, connection: db, path: database.path, sql: text,
+                                 refusal: database.sqlGuard.takeRefusal())
         }
         return (statement, consumed)
     }
@@ -223,7 +230,10 @@ public final class Statement {
         _ = try database.openHandle()
         try database.checkCancellation()
         isStepped = true
+        // SQL that SQLite compiles during the step is its own (see SQLGuard.steppingDepth).
+        database.sqlGuard.steppingDepth += 1
         let code = sqlite3_step(handle)
+        database.sqlGuard.steppingDepth -= 1
         switch code {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
@@ -231,7 +241,8 @@ public final class Statement {
             // Reset so the statement can run again, and report the step's error (reset returns it too).
             sqlite3_reset(handle)
             isStepped = false
-            throw SQLCipherError(code: code, connection: sqlite3_db_handle(handle), path: database.path, sql: sql)
+            throw SQLCipherError(code: code, connection: sqlite3_db_handle(handle), path: database.path, sql: sql,
+                                 refusal: database.sqlGuard.takeRefusal())
         }
     }
 

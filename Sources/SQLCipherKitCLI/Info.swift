@@ -23,6 +23,7 @@ struct Info: ParsableCommand {
             guard FileManager.default.fileExists(atPath: database) else {
                 throw CommandFailure(message: "\(database) does not exist: check the path", status: ExitStatus.failure)
             }
+            try requireDatabaseFile(database)
             let info: DatabaseInfo
             if !key.source.isGiven, let plain = try? Database.inspect(path: database, key: nil) {
                 info = plain

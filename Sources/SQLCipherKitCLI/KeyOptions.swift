@@ -68,17 +68,15 @@ struct KeySource {
         if count > 0, data[data.startIndex + count - 1] == UInt8(ascii: "\n") { count -= 1 }
         if count > 0, data[data.startIndex + count - 1] == UInt8(ascii: "\r") { count -= 1 }
         let bytes = [UInt8](data.prefix(count))
-        data.withUnsafeMutableBytes { buffer in
-            for index in buffer.indices { buffer[index] = 0 }
-        }
+        data.withUnsafeMutableBytes { KeyMemory.wipe($0) }
         return bytes
     }
 }
 
-/// Overwrites `bytes` with zeros.
+/// Overwrites `bytes` with zeros (SQLCipherKit's explicit_bzero, which the optimiser may not drop), then
+/// empties it.
 func wipe(_ bytes: inout [UInt8]) {
-    for index in bytes.indices { bytes[index] = 0 }
-    bytes.removeAll()
+    KeyMemory.wipe(&bytes)
 }
 
 /// The key options of every command that opens a database.

@@ -1,4 +1,5 @@
 import Foundation
+import SQLCipherKit
 
 #if canImport(Glibc)
 import Glibc
@@ -26,7 +27,7 @@ enum Prompt {
         while bytes.count < 4096, read(STDIN_FILENO, &byte, 1) == 1, byte != UInt8(ascii: "\n") {
             bytes.append(byte)
         }
-        byte = 0
+        withUnsafeMutableBytes(of: &byte) { KeyMemory.wipe($0) }
         return bytes
     }
 }

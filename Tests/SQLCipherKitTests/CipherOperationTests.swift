@@ -233,7 +233,7 @@ struct CipherOperationTests {
         let folder = try TemporaryDirectory()
         try create(folder.path("plain.db"), key: nil, marker: "plain")
         let database = try Database(path: ":memory:", key: .passphrase("k"))
-        try database.attach(folder.path("plain.db"), as: "p", key: nil)
+        try database.attachUnencrypted(folder.path("plain.db"), as: "p")
         #expect(try database.scalar(String.self, "SELECT v FROM p.t WHERE id = 1") == "plain")
     }
 

@@ -63,7 +63,8 @@ struct APIFuzzTests {
         defer { for suffix in ["", "-journal"] { unlink(outside + suffix) } }
         let db = try Database(path: folder.path("fuzz.db"), key: try Key.rawKey([UInt8](repeating: 7, count: 32)))
         #expect(Self.escapedFiles(named: name, besides: folder).isEmpty)
-        try db.execute("ATTACH DATABASE '\(outside)' AS outside; CREATE TABLE outside.t(x)")
+        try db.attach(outside, as: "outside", key: try Key.rawKey([UInt8](repeating: 7, count: 32)))
+        try db.execute("CREATE TABLE outside.t(x)")
         #expect(Self.escapedFiles(named: name, besides: folder) == [outside])
     }
 

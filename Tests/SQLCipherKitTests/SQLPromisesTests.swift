@@ -1,0 +1,282 @@
+import Foundation
+import SQLCipherKit
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The two promises, for every SQL string a caller can write (the inventory in the article
+/// "SQL that SQLCipherKit refuses", Documentation.docc/SQLRefusals.md):
+///
+/// 1. no key ever travels in SQL text;
+/// 2. no SQL on an encrypted connection writes its data to a file in plaintext, unless the caller asked for
+///    plaintext through a typed API (`attachUnencrypted(_:as:)`, `export(to:key: nil)`, `Database.decrypt`).
+///
+/// Every path runs on an encrypted database whose `main.t` holds a unique marker; afterwards the test folder
+/// (database, side files, every file the statement names), the top of TMPDIR and every file this process holds
+/// open are read, and none may hold the marker.
+@Suite("SQL promises: no key in SQL text, no silent plaintext")
+struct SQLPromisesTests {
+    /// One inventory entry: SQL run on the encrypted connection (`{dir}` stands for the test folder, `{marker}`
+    /// for the marker).
+    struct Path: CustomTestStringConvertible, Sendable {
+        let name: String
+        let sql: String
+        var arguments: [String] = []
+
+        var testDescription: String { name }
+
+        func text(folder: String, marker: String) -> String {
+            sql.replacingOccurrences(of: "{dir}", with: folder).replacingOccurrences(of: "{marker}", with: marker)
+        }
+    }
+
+    static let refusedPaths: [Path] = [
+        // ATTACH, every form of KEY clause, and none.
+        Path(name: "ATTACH with a literal key", sql: "ATTACH DATABASE '{dir}/k.db' AS k KEY 'secret-key-in-sql'; "
+             + "CREATE TABLE k.t AS SELECT * FROM main.t"),
+        Path(name: "ATTACH with an empty key, then CREATE TABLE AS",
+             sql: "ATTACH '{dir}/copy.db' AS c KEY ''; CREATE TABLE c.t AS SELECT * FROM main.t"),
+        Path(name: "ATTACH with an empty blob key, then INSERT",
+             sql: "ATTACH '{dir}/copy.db' AS c KEY x''; CREATE TABLE c.t(x); INSERT INTO c.t SELECT x FROM main.t"),
+        Path(name: "ATTACH with a bound empty key", sql: "ATTACH ?1 AS c KEY ?2", arguments: ["{dir}/copy.db", ""]),
+        Path(name: "ATTACH with a key expression",
+             sql: "ATTACH '{dir}/copy.db' AS c KEY substr('abc', 1, 0); CREATE TABLE c.t AS SELECT * FROM main.t"),
+        Path(name: "ATTACH without KEY", sql: "ATTACH '{dir}/copy.db' AS c; CREATE TABLE c.t AS SELECT * FROM main.t"),
+        Path(name: "ATTACH spelled with comments and mixed case",
+             sql: "/* x */ aTtAcH\n-- y\n DaTaBaSe '{dir}/copy.db' AS \"c\" KeY ''; CREATE TABLE c.t AS SELECT * FROM t"),
+        Path(name: "ATTACH through a URI key parameter",
+             sql: "ATTACH 'file:{dir}/copy.db?key=' AS c; CREATE TABLE c.t AS SELECT * FROM main.t"),
+        // sqlcipher_export, however it is reached.
+        Path(name: "sqlcipher_export into temp", sql: "SELECT sqlcipher_export('temp')"),
+        Path(name: "sqlcipher_export with two arguments", sql: "SELECT sqlcipher_export('temp', 'main')"),
+        Path(name: "sqlcipher_export in a trigger",
+             sql: "CREATE TABLE fire(x); CREATE TRIGGER fire_export AFTER INSERT ON fire BEGIN "
+                + "SELECT sqlcipher_export('temp'); END; INSERT INTO fire VALUES (1)"),
+        Path(name: "sqlcipher_export in a view",
+             sql: "CREATE VIEW exporting AS SELECT sqlcipher_export('temp') AS r; SELECT * FROM exporting"),
+        Path(name: "sqlcipher_export in a CTE", sql: "WITH e(r) AS (SELECT SQLCipher_Export('temp')) SELECT r FROM e"),
+        // Cipher settings after open (the next read would fail, and the CLI called the intact file corrupt).
+        Path(name: "cipher_use_hmac", sql: "PRAGMA cipher_use_hmac = OFF"),
+        Path(name: "cipher_page_size", sql: "PRAGMA cipher_page_size = 1024"),
+        Path(name: "cipher_plaintext_header_size", sql: "PRAGMA cipher_plaintext_header_size = 32"),
+        Path(name: "kdf_iter", sql: "PRAGMA kdf_iter = 1"),
+        Path(name: "fast_kdf_iter", sql: "PRAGMA fast_kdf_iter = 1"),
+        Path(name: "cipher_kdf_iter", sql: "PRAGMA cipher_kdf_iter = 1"),
+        Path(name: "cipher_hmac_algorithm", sql: "PRAGMA cipher_hmac_algorithm = HMAC_SHA1"),
+        Path(name: "cipher_kdf_algorithm", sql: "PRAGMA cipher_kdf_algorithm = PBKDF2_HMAC_SHA1"),
+        Path(name: "cipher_compatibility", sql: "PRAGMA cipher_compatibility = 3"),
+        Path(name: "cipher_salt", sql: "PRAGMA cipher_salt = \"x'00000000000000000000000000000000'\""),
+        Path(name: "cipher_hmac_pgno", sql: "PRAGMA cipher_hmac_pgno = be"),
+        Path(name: "cipher_hmac_salt_mask", sql: "PRAGMA cipher_hmac_salt_mask = \"x'00'\""),
+        Path(name: "cipher (deprecated)", sql: "PRAGMA cipher = 'aes-128-cbc'"),
+        Path(name: "rekey_cipher", sql: "PRAGMA rekey_cipher = 'aes-128-cbc'"),
+        Path(name: "rekey_kdf_iter", sql: "PRAGMA rekey_kdf_iter = 1"),
+        Path(name: "cipher_store_pass", sql: "PRAGMA cipher_store_pass = 1"),
+        Path(name: "cipher_add_random", sql: "PRAGMA cipher_add_random = \"x'00112233'\""),
+        Path(name: "cipher_memory_security", sql: "PRAGMA cipher_memory_security = OFF"),
+        Path(name: "cipher_migrate", sql: "PRAGMA cipher_migrate"),
+        Path(name: "cipher pragma on a schema, upper case", sql: "PRAGMA main.CIPHER_USE_HMAC = 0"),
+        Path(name: "cipher_default_use_hmac", sql: "PRAGMA cipher_default_use_hmac = OFF"),
+        Path(name: "cipher_default_page_size", sql: "PRAGMA cipher_default_page_size = 1024"),
+        Path(name: "cipher_default_kdf_iter", sql: "PRAGMA cipher_default_kdf_iter = 1"),
+        Path(name: "cipher_default_plaintext_header_size", sql: "PRAGMA cipher_default_plaintext_header_size = 32"),
+        Path(name: "cipher_default_compatibility", sql: "PRAGMA cipher_default_compatibility = 1"),
+        Path(name: "cipher_default_hmac_algorithm", sql: "PRAGMA cipher_default_hmac_algorithm = HMAC_SHA1"),
+        Path(name: "cipher_default_kdf_algorithm", sql: "PRAGMA cipher_default_kdf_algorithm = PBKDF2_HMAC_SHA1"),
+        // SQLCipher's trace and log files take the SQL text, values included.
+        // (Enough statements to flush the trace's stdio buffer to the file.)
+        Path(name: "cipher_profile to a file", sql: "PRAGMA cipher_profile = '{dir}/profile.log'; "
+             + String(repeating: "INSERT INTO t VALUES ('{marker}-traced-" + String(repeating: "q", count: 200) + "'); ",
+                      count: 40)),
+        Path(name: "cipher_log to a file",
+             sql: "PRAGMA cipher_log = '{dir}/cipher.log'; PRAGMA cipher_log_level = TRACE; "
+                + "INSERT INTO t VALUES ('{marker}-logged')"),
+        // Temporary files.
+        // (A two-page cache for temp, so the temporary table's pages go to its file at once.)
+        Path(name: "temp_store = FILE", sql: "PRAGMA temp_store = FILE; PRAGMA temp.cache_size = 2; "
+             + "CREATE TEMP TABLE tt AS SELECT * FROM t; SELECT * FROM tt ORDER BY x"),
+        Path(name: "temp_store = 1", sql: "PRAGMA temp_store = 1"),
+        // Key pragmas.
+        Path(name: "PRAGMA key", sql: "PRAGMA key = 'secret-key-in-sql'"),
+        Path(name: "PRAGMA rekey", sql: "PRAGMA rekey = 'secret-key-in-sql'"),
+        Path(name: "PRAGMA rekey to empty (decrypt in place)", sql: "PRAGMA rekey = ''"),
+        Path(name: "PRAGMA hexkey", sql: "PRAGMA hexkey = '00ff'"),
+        Path(name: "PRAGMA hexrekey", sql: "PRAGMA hexrekey = '00ff'"),
+        Path(name: "PRAGMA textkey", sql: "PRAGMA textkey = 'secret-key-in-sql'"),
+        Path(name: "PRAGMA textrekey", sql: "PRAGMA textrekey = 'secret-key-in-sql'"),
+        Path(name: "PRAGMA key on a schema", sql: "PRAGMA \"main\".KEY = 'secret-key-in-sql'"),
+    ]
+
+    @Test("Refused with .misuse, naming the typed API; no file holds the marker", arguments: refusedPaths)
+    func refused(path: Path) throws {
+        let scene = try Scene()
+        let error = thrownError { try scene.run(path) }
+        #expect(error?.kind == .misuse, "\(String(describing: error))")
+        // The refusal says what to use instead, and never repeats the SQL (it may hold a key).
+        let advice = ["attach(_:as:key:)", "export(to:key:cipher:)", "CipherSettings", "rekey(to:)", "migrate(path:key:)",
+                      "memory", "plaintext"]
+        #expect(advice.contains { error?.message.contains($0) == true }, "\(String(describing: error))")
+        #expect(error?.sql == nil)
+        #expect(error.map { !$0.description.contains("secret-key-in-sql") } == true)
+        // The connection still reads its data with its settings: nothing was changed.
+        #expect(try scene.db.scalar(Int.self, "SELECT count(*) FROM t") == Scene.rowCount)
+        let openFindings = try scene.scan()
+        #expect(openFindings.isEmpty, "\(openFindings)")
+        let findings = try scene.closeAndScan()
+        #expect(findings.isEmpty, "\(findings)")
+    }
+
+    static let safePaths: [Path] = [
+        Path(name: "VACUUM INTO writes an encrypted copy", sql: "VACUUM INTO '{dir}/vacuumed.db'"),
+        Path(name: "VACUUM main INTO writes an encrypted copy", sql: "VACUUM main INTO '{dir}/vacuumed.db'"),
+        Path(name: "VACUUM temp INTO is a no-op",
+             sql: "CREATE TEMP TABLE tt AS SELECT * FROM t; VACUUM temp INTO '{dir}/vacuumed-temp.db'"),
+        Path(name: "VACUUM", sql: "VACUUM"),
+        Path(name: "temp_store = MEMORY with a temporary table and a sort",
+             sql: "PRAGMA temp_store = MEMORY; CREATE TEMP TABLE tt AS SELECT * FROM t; "
+                + "SELECT * FROM tt ORDER BY x DESC"),
+        Path(name: "temp_store_directory (temporary files stay in memory)",
+             sql: "PRAGMA temp_store_directory = '{dir}'; CREATE TEMP TABLE tt AS SELECT * FROM t; "
+                + "CREATE INDEX temp.tt_x ON tt(x); SELECT * FROM t ORDER BY x DESC; PRAGMA temp_store_directory = ''"),
+        Path(name: "journal_mode = WAL, then writes", sql: "PRAGMA journal_mode = WAL; INSERT INTO t SELECT x FROM t"),
+        Path(name: "journal_mode = PERSIST, then writes",
+             sql: "PRAGMA journal_mode = PERSIST; INSERT INTO t SELECT x FROM t"),
+        Path(name: "journal_mode = OFF (no crash safety, still encrypted)",
+             sql: "PRAGMA journal_mode = OFF; INSERT INTO t SELECT x FROM t"),
+        Path(name: "journal_mode = MEMORY (no crash safety, still encrypted)",
+             sql: "PRAGMA journal_mode = MEMORY; INSERT INTO t SELECT x FROM t"),
+        Path(name: "secure_delete = OFF and writable_schema", sql: "PRAGMA secure_delete = OFF; "
+             + "PRAGMA writable_schema = ON; INSERT INTO t SELECT x FROM t; DELETE FROM t WHERE rowid % 2 = 0"),
+        Path(name: "reading cipher pragmas (no value)",
+             sql: "PRAGMA cipher_page_size; PRAGMA cipher_use_hmac; PRAGMA cipher_default_kdf_iter; "
+                + "PRAGMA cipher_settings; PRAGMA cipher_integrity_check; PRAGMA cipher_version"),
+        Path(name: "DETACH", sql: "DETACH DATABASE other"),
+    ]
+
+    @Test("Shown safe: runs, and no file holds the marker", arguments: safePaths)
+    func safe(path: Path) throws {
+        let scene = try Scene()
+        if path.sql.contains("DETACH") {
+            try scene.db.attach(scene.folder.path("other.db"), as: "other", key: scene.key)
+        }
+        try scene.run(path)
+        #expect(try scene.db.scalar(Int.self, "SELECT count(*) FROM t WHERE x LIKE ?", ["\(scene.marker)%"]) ?? 0 > 0)
+        let copy = scene.folder.path("vacuumed.db")
+        let openFindings = try scene.scan()
+        #expect(openFindings.isEmpty, "\(openFindings)")
+        let findings = try scene.closeAndScan()
+        #expect(findings.isEmpty, "\(findings)")
+        if FileManager.default.fileExists(atPath: copy) {
+            // The copy opens with the same key and holds the rows.
+            let reopened = try Database(path: copy, key: scene.key, mode: .readOnly)
+            #expect(try reopened.scalar(Int.self, "SELECT count(*) FROM t") == Scene.rowCount)
+        }
+        #expect(!FileManager.default.fileExists(atPath: scene.folder.path("vacuumed-temp.db")))
+    }
+
+    @Test("load_extension is disabled: SQLCipherKit never enables extension loading, so nothing is loaded")
+    func loadExtensionDisabled() throws {
+        let scene = try Scene()
+        let error = thrownError { try scene.db.execute("SELECT load_extension('\(scene.folder.path("x.so"))')") }
+        #expect(error?.kind == .sqlite && error?.message == "not authorized", "\(String(describing: error))")
+        let findings = try scene.closeAndScan()
+        #expect(findings.isEmpty, "\(findings)")
+    }
+
+    @Test("Promise 1 on an unencrypted connection too: ATTACH with a key and the key pragmas are refused")
+    func plaintextConnectionKeepsKeysOutOfSQL() throws {
+        let folder = try TemporaryDirectory()
+        let db = try Database(unencryptedPath: folder.path("plain.db"))
+        for sql in ["ATTACH '\(folder.path("k.db"))' AS k KEY 'secret-key-in-sql'", "PRAGMA key = 'secret-key-in-sql'",
+                    "PRAGMA cipher_default_use_hmac = OFF", "SELECT sqlcipher_export('temp')"] {
+            let error = thrownError { try db.execute(sql) }
+            #expect(error?.kind == .misuse, "\(sql)")
+            #expect(error.map { !$0.description.contains("secret-key-in-sql") } == true)
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.path("k.db")))
+    }
+
+    @Test("Typed APIs stay the way: attach with a key is encrypted; plaintext only when asked for by name")
+    func typedAPIs() throws {
+        let scene = try Scene()
+        // Encrypted attach: the marker copied into it stays encrypted.
+        try scene.db.attach(scene.folder.path("keyed.db"), as: "keyed", key: scene.key)
+        try scene.db.execute("CREATE TABLE keyed.t AS SELECT * FROM main.t")
+        try scene.db.detach("keyed")
+        #expect(try scene.scan().isEmpty)
+        // Control: the explicit opt-in writes plaintext, and the scan sees it.
+        try scene.db.attachUnencrypted(scene.folder.path("opt-in.db"), as: "plain")
+        try scene.db.execute("CREATE TABLE plain.t AS SELECT * FROM main.t")
+        try scene.db.detach("plain")
+        #expect(try scene.scan() == [scene.folder.path("opt-in.db")])
+        // export(to:key: nil) is the other opt-in.
+        try scene.db.export(to: scene.folder.path("exported.db"), key: nil)
+        #expect(try scene.closeAndScan() == [scene.folder.path("exported.db"), scene.folder.path("opt-in.db")])
+    }
+
+    /// An encrypted database whose `t` holds marker rows, in a fresh folder.
+    final class Scene {
+        static let rowCount = 300
+        let folder: TemporaryDirectory
+        let marker = "SQLCipherKit-promise-\(UUID().uuidString)"
+        let key: Key
+        let db: Database
+        let started = Date()
+
+        init() throws {
+            folder = try TemporaryDirectory()
+            key = try Key.rawKey(hex: Array(randomKeyHex().utf8))
+            db = try Database(path: folder.path("main.db"), key: key)
+            try db.execute("CREATE TABLE t(x)")
+            try db.execute("BEGIN")
+            let insert = try db.prepare("INSERT INTO t VALUES (?)")
+            for index in 0..<Self.rowCount {
+                try insert.execute(["\(marker)-\(index)-" + String(repeating: "p", count: 200)])
+            }
+            try db.execute("COMMIT")
+        }
+
+        func run(_ path: Path) throws {
+            let sql = path.text(folder: folder.url.path, marker: marker)
+            if path.arguments.isEmpty {
+                try db.execute(sql)
+            } else {
+                let arguments = path.arguments.map { $0.replacingOccurrences(of: "{dir}", with: folder.url.path) }
+                try db.execute(sql, StatementArguments(arguments.map { $0 as (any DatabaseValueConvertible)? }))
+            }
+        }
+
+        /// Closes the connection (so WAL frames and journals are where they end up), then scans.
+        func closeAndScan() throws -> [String] {
+            db.close()
+            return try scan()
+        }
+
+        /// The files holding the marker: under the folder, at the top of TMPDIR (changed since the scene
+        /// began; SQLite's temporary folders), or held open by this process (SQLite unlinks its temporary files at once).
+        func scan() throws -> [String] {
+            var found = Set<String>()
+            for (name, contents) in AtRestTests.files(under: folder.url.path, openIn: getpid())
+            where data(contents, contains: marker) {
+                found.insert(name)
+            }
+            // SQLite's temporary folders: SQLITE_TMPDIR, TMPDIR, then /var/tmp, /usr/tmp, /tmp.
+            let folders = Set([FileManager.default.temporaryDirectory.path, "/var/tmp", "/tmp"]
+                + ["SQLITE_TMPDIR", "TMPDIR"].compactMap { ProcessInfo.processInfo.environment[$0] })
+            for temporary in folders {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] {
+                let path = temporary + "/" + name
+                let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+                guard AtRestTests.isRegularFile(path), let modified = attributes?[.modificationDate] as? Date,
+                      modified >= started.addingTimeInterval(-1),
+                      (attributes?[.size] as? Int ?? 0) < 64 << 20,
+                      let contents = FileManager.default.contents(atPath: path) else { continue }
+                if data(contents, contains: marker) { found.insert(path) }
+            }
+            }
+            return found.sorted()
+        }
+    }
+}
