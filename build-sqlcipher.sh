@@ -18,6 +18,11 @@ BUILD_DIR=${SQLCIPHERKIT_BUILD_DIR:-$ROOT/Vendor/build}
 DIST_DIR=${SQLCIPHERKIT_DIST_DIR:-$ROOT/dist}
 # The pin's list of sources, replaced (space-separated, same forms) for tests of the fallback order.
 [ -z "${SQLCIPHERKIT_SOURCES:-}" ] || read -r -a PIN_SOURCES <<<"$SQLCIPHERKIT_SOURCES"
+# SQLCipherKit's own version (the release package's, the SBOM's); the CLI's --version says the same.
+PROJECT_VERSION=0.1.0
+# Where the release package's zipped engine bundle will be published (binaryTarget(url:checksum:) form); empty:
+# a placeholder the release package's README explains.
+RELEASE_ASSET_URL=${SQLCIPHERKIT_RELEASE_ASSET_URL:-}
 CC=${CC:-cc}
 
 usage() {
@@ -43,6 +48,7 @@ Options:
   --test-tools    also install what the tests use (pkg-config, libsqlite3-dev; tcl-dev for SQLCipher's own suite)
 Environment: CC (C compiler, default cc), SQLCIPHERKIT_CACHE_DIR, SQLCIPHERKIT_BUILD_DIR, SQLCIPHERKIT_DIST_DIR,
   SQLCIPHERKIT_SOURCES (replaces the pin's PIN_SOURCES list, space-separated),
+  SQLCIPHERKIT_RELEASE_ASSET_URL (the address the release package's release-asset/Package.swift names),
   SQLCIPHERKIT_NO_INSTALL=1 (never run apt-get, even as root: stop and name the missing packages).
 Pin: Vendor/sqlcipher.pin (SQLCipher $PIN_VERSION, $PIN_TARBALL).
 EOF
@@ -308,7 +314,7 @@ generate_amalgamation() {
 compile_engine() {
     local lib=$BUILD_DIR/lib/libsqlcipher.a stamp_file=$BUILD_DIR/engine.stamp stamp
     stamp=$(stamp_of "$(cat "$BUILD_DIR/amalgamation.stamp")" "${PIN_CFLAGS[@]}" "$("$CC" --version | head -n1)" \
-        engine-v1)
+        "$(sha256_of "$ROOT/BuildSupport/engine/sqlcipherkit_crypto.c")" engine-v2)
     if [ -s "$lib" ] && [ "$(cat "$stamp_file" 2>/dev/null)" = "$stamp" ]; then
         note "up to date (pin, flags and compiler unchanged): $lib"
     else
@@ -319,8 +325,11 @@ compile_engine() {
         (cd "$BUILD_DIR/amalgamation" && "$CC" -c "${PIN_CFLAGS[@]}" \
             -ffile-prefix-map="$BUILD_DIR"=. -ffile-prefix-map="$ROOT"=. \
             -o "$BUILD_DIR/obj/sqlite3.o" sqlite3.c) || die "compiling the engine failed"
+        # SQLCipherKit's crypto glue (the pool's one-time PBKDF2), with the engine's flags.
+        (cd "$ROOT/BuildSupport/engine" && "$CC" -c "${PIN_CFLAGS[@]}" -ffile-prefix-map="$ROOT"=. \
+            -o "$BUILD_DIR/obj/sqlcipherkit_crypto.o" sqlcipherkit_crypto.c) || die "compiling the crypto glue failed"
         # D: zero timestamps, uids and modes, so two builds give the same bytes.
-        ar rcsD "$lib" "$BUILD_DIR/obj/sqlite3.o"
+        ar rcsD "$lib" "$BUILD_DIR/obj/sqlite3.o" "$BUILD_DIR/obj/sqlcipherkit_crypto.o"
         echo "$stamp" >"$stamp_file"
         forget_linked_products
     fi
@@ -512,13 +521,15 @@ write_artifact_bundle() {
     libcrypto=$("$CC" -print-file-name=libcrypto.a)
     [ -f "$libcrypto" ] || die "libcrypto.a not found (libssl-dev ships it): the artifact bundle folds it in"
     work=$(mktemp -d "${TMPDIR:-/tmp}/sqlcipherkit-bundle.XXXXXX")
+    CLEANUP+=("$work")
     (cd "$work" && ar x "$engine") || die "cannot extract $engine"
     # -d allocates common symbols, so that they too can be made local.
     ld -r -d -o "$work/engine+crypto.o" "$work"/*.o "$libcrypto" || die "ld -r could not fold libcrypto in"
-    objcopy --wildcard --keep-global-symbol='sqlite3_*' "$work/engine+crypto.o" "$work/SQLCipherEngine.o" \
-        || die "objcopy could not localize libcrypto's symbols"
-    leaked=$(nm -g --defined-only "$work/SQLCipherEngine.o" | awk '$3 !~ /^sqlite3_/ { print $3 }' | head -n5)
-    [ -z "$leaked" ] || die "the bundle's archive exports more than the SQLite API: $leaked"
+    # Global: the SQLite API and SQLCipherKit's crypto glue (sqlcipherkit_*, what the Swift layer needs).
+    objcopy --wildcard --keep-global-symbol='sqlite3_*' --keep-global-symbol='sqlcipherkit_*' \
+        "$work/engine+crypto.o" "$work/SQLCipherEngine.o" || die "objcopy could not localize libcrypto's symbols"
+    leaked=$(nm -g --defined-only "$work/SQLCipherEngine.o" | awk '$3 !~ /^(sqlite3|sqlcipherkit)_/ { print $3 }' | head -n5)
+    [ -z "$leaked" ] || die "the bundle's archive exports more than the SQLite API and SQLCipherKit's glue: $leaked"
     missing=$(nm -u "$work/SQLCipherEngine.o" \
         | awk '$2 ~ /^(EVP_|OPENSSL_|PKCS5_|ERR_|RAND_|OBJ_|CRYPTO_)/ { print $2 }' | head -n5)
     [ -z "$missing" ] || die "libcrypto was not wholly folded into the bundle: $missing"
@@ -553,6 +564,127 @@ MODULEMAP
         "artifacts>SQLCipherEngine>version=$PIN_VERSION" "artifacts>SQLCipherEngine>variants:=$variant_json"
 }
 
+# ------------------------------------------------------------------------------- licences and notices ---
+
+# The licence texts of what the artifacts contain, gathered at build time from the pinned tarball and the
+# system (none is committed): sets LICENSE_* to files (comma-separated) under $BUILD_DIR/licenses/.
+collect_licenses() {
+    local dir=$BUILD_DIR/licenses member
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    for member in LICENSE.md SQLITE_LICENSE.md; do
+        tar -xzOf "$TARBALL" --wildcards "*/$member" >"$dir/$member" 2>/dev/null || rm -f "$dir/$member"
+    done
+    [ -s "$dir/LICENSE.md" ] || die "the pinned tarball holds no LICENSE.md: SQLCipher's licence cannot be shipped"
+    # SQLite's own words, from the generated header's first comment (its blessing, in every release).
+    sed -n '1,/\*\//p' "$BUILD_DIR/include/sqlite3.h" >"$dir/sqlite3.h-blessing.txt"
+    LICENSE_SQLCIPHER=$dir/LICENSE.md
+    LICENSE_SQLITE="$dir/SQLITE_LICENSE.md,$dir/sqlite3.h-blessing.txt"
+    LICENSE_OPENSSL=$(find /usr/share/doc -maxdepth 2 -path '*/libssl*/copyright' 2>/dev/null | sort | tr '\n' ',')
+    LICENSE_OPENSSL+=/usr/share/common-licenses/Apache-2.0
+    LICENSE_SWIFT=$(dirname "$(dirname "$(realpath "$(command -v swiftc)")")")/share/swift/LICENSE.txt
+    # The CLI's Foundation carries ICU's code and data: the system's copy of ICU's licence (the same terms).
+    LICENSE_ICU=$(find /usr/share/doc -maxdepth 2 -path '*/libicu[0-9]*/copyright' 2>/dev/null | sort | head -n1)
+    LICENSE_ARGUMENT_PARSER=$ROOT/.build/checkouts/swift-argument-parser/LICENSE.txt
+    OPENSSL_VERSION=$(printf '#include <openssl/opensslv.h>\nOPENSSL_VERSION_STR\n' | "$CC" -E -P -x c - 2>/dev/null \
+        | tail -n1 | tr -d '" ')
+    [ -n "$OPENSSL_VERSION" ] || die "could not read OpenSSL's version from <openssl/opensslv.h>"
+}
+
+# What an artifact needs of OpenSSL, in one sentence (the notices and the SBOM say the same).
+openssl_note() {
+    case $1 in
+        folded) echo "OpenSSL's libcrypto $OPENSSL_VERSION is folded into this artifact (its symbols local): it needs no OpenSSL at run time, and does not get the system's OpenSSL security updates; rebuild to update it." ;;
+        *) echo "This artifact does not contain OpenSSL: it links the system's libcrypto (built against $OPENSSL_VERSION; libssl-dev to build, libssl3 at run time), so OpenSSL security updates come with the system." ;;
+    esac
+}
+
+# notices_for OUT ARTIFACT system|folded COMPONENT..., with components among: sqlcipherkit sqlcipher openssl
+# swift parser.
+notices_for() {
+    local out=$1 artifact=$2 openssl=$3 args=() c
+    shift 3
+    for c in "$@"; do
+        case $c in
+            sqlcipherkit) args+=(--component "SQLCipherKit (The SQLCipherKit authors)|MIT|$ROOT/LICENSE") ;;
+            sqlcipher) args+=(--component "SQLCipher $PIN_VERSION (Zetetic LLC)|BSD-3-Clause|$LICENSE_SQLCIPHER"
+                              --component "SQLite $PIN_SQLITE_VERSION, inside SQLCipher|public domain (blessing)|$LICENSE_SQLITE") ;;
+            openssl) args+=(--component "OpenSSL libcrypto $OPENSSL_VERSION, folded in|Apache-2.0|$LICENSE_OPENSSL") ;;
+            swift) args+=(--component "Swift runtime, standard library and Foundation (swift.org)|Apache-2.0 with Runtime Library Exception|$LICENSE_SWIFT"
+                          --component "ICU code and data inside Foundation (Unicode, Inc.)|Unicode / ICU licence|${LICENSE_ICU:-}") ;;
+            parser) args+=(--component "swift-argument-parser (Apple Inc.)|Apache-2.0|$LICENSE_ARGUMENT_PARSER") ;;
+            *) die "notices_for: unknown component $c" ;;
+        esac
+    done
+    python3 "$ROOT/BuildSupport/notices.py" --out "$out" --artifact "$artifact" --intro "$(openssl_note "$openssl")" \
+        "${args[@]}" || die "could not write the notices for $artifact"
+}
+
+# Each artifact carries the notices of what is inside it: a NOTICES file beside each archive and executable,
+# inside each bundle and release package; the project's own licence at the top.
+write_notices() {
+    local dist=$1
+    cp "$ROOT/LICENSE" "$dist/LICENSE"
+    notices_for "$dist/lib/libSQLCipherKit.a.NOTICES.txt" lib/libSQLCipherKit.a system sqlcipherkit sqlcipher
+    notices_for "$dist/lib/libsqlcipher.a.NOTICES.txt" lib/libsqlcipher.a system sqlcipherkit sqlcipher
+    notices_for "$dist/bin/sqlcipherkit.NOTICES.txt" bin/sqlcipherkit system sqlcipherkit sqlcipher swift parser
+    notices_for "$dist/SQLCipherEngine.artifactbundle/THIRD_PARTY_NOTICES.txt" SQLCipherEngine.artifactbundle \
+        folded sqlcipherkit sqlcipher openssl
+}
+
+# ------------------------------------------------------------------------------------ release package ---
+
+# dist/SQLCipherKit/swiftpm/SQLCipherKit/ (the system's libcrypto) and swiftpm/SQLCipherKit-openssl-inside/
+# (libcrypto folded in): complete SwiftPM packages for a release repository (BuildSupport/release_package.py),
+# each with its engine bundle zipped and checksummed for the binaryTarget(url:checksum:) form in release-asset/.
+# The folder's name is the package's identity for a path dependency (`package: "SQLCipherKit"`).
+write_release_packages() {
+    local dist=$1 triple=$2 folded_archive=$3 flavour out archive openssl components
+    for flavour in SQLCipherKit SQLCipherKit-openssl-inside; do
+        out=$dist/swiftpm/$flavour
+        mkdir -p "$dist/swiftpm"
+        components=(sqlcipherkit sqlcipher)
+        if [ "$flavour" = SQLCipherKit ]; then
+            archive=$dist/lib/libsqlcipher.a openssl=system
+        else
+            archive=$folded_archive openssl=folded
+            components+=(openssl)
+        fi
+        notices_for "$BUILD_DIR/licenses/$flavour-NOTICES.txt" "the $flavour release package" "$openssl" \
+            "${components[@]}"
+        local common=(--out "$out" --root "$ROOT" --engine "$archive" --sqlite-header "$BUILD_DIR/include/sqlite3.h"
+            --triple "$triple" --version "$PIN_VERSION" --openssl "$openssl"
+            --notices "$BUILD_DIR/licenses/$flavour-NOTICES.txt")
+        [ -z "$RELEASE_ASSET_URL" ] || common+=(--asset-url "$RELEASE_ASSET_URL")
+        python3 "$ROOT/BuildSupport/release_package.py" "${common[@]}" \
+            || die "could not write the release package $flavour"
+        swift package --package-path "$out" compute-checksum "$out/release-asset/CSQLCipher.artifactbundle.zip" \
+            >"$out/release-asset/CSQLCipher.artifactbundle.zip.sha256" \
+            || die "swift package compute-checksum failed for $flavour"
+        python3 "$ROOT/BuildSupport/release_package.py" "${common[@]}" --stage asset-manifest \
+            --checksum-file "$out/release-asset/CSQLCipher.artifactbundle.zip.sha256" \
+            || die "could not write the release-asset manifest for $flavour"
+    done
+}
+
+# ------------------------------------------------------------------------------------------------ SBOM ---
+
+# dist/SQLCipherKit/sbom.cdx.json (CycloneDX, BuildSupport/sbom.py) from the facts this build knows.
+write_sbom() {
+    local dist=$1 facts=$BUILD_DIR/sbom-facts.json url f
+    local args=(sqlcipherVersion="$PIN_VERSION" sqliteVersion="$PIN_SQLITE_VERSION" sourceTarball="$PIN_TARBALL"
+        sourceSHA256="$PIN_SHA256" "sourceURLs:=[]" "compileFlags:=[]" opensslVersion="$OPENSSL_VERSION"
+        "opensslPackageVersion=$(dpkg-query -W -f='${Version}' libssl3 2>/dev/null || echo unknown)"
+        "swiftVersion=$(swiftc --version 2>&1 | sed -n 's/.*Swift version \([0-9.]*\).*/\1/p' | head -n1)"
+        "swiftVersionLine=$(swift --version 2>/dev/null | head -n1)" "cCompiler=$("$CC" --version | head -n1)"
+        projectVersion="$PROJECT_VERSION" packageResolved="$ROOT/Package.resolved" dist="$dist"
+        "opensslSystemNote=$(openssl_note system)" "opensslFoldedNote=$(openssl_note folded)")
+    while read -r url; do args+=("sourceURLs[]=$url"); done < <(source_urls)
+    for f in "${PIN_CFLAGS[@]}"; do args+=("compileFlags[]=$f"); done
+    json_object "$facts" "${args[@]}"
+    python3 "$ROOT/BuildSupport/sbom.py" --out "$dist/sbom.cdx.json" --facts "$facts" || die "could not write the SBOM"
+}
+
 assemble_dist() {
     local engine=$1 swift_lib=$2 final=$DIST_DIR/SQLCipherKit
     local staging=$DIST_DIR/.SQLCipherKit.partial
@@ -576,9 +708,15 @@ assemble_dist() {
     done
     [ -f "$staging/Modules/SQLCipherKit.swiftmodule" ] \
         || die "no SQLCipherKit.swiftmodule under $SWIFT_BIN/Modules: swiftc consumers could not import it"
-    write_artifact_bundle "$(realpath "$engine")" "$(realpath "$staging")/SQLCipherEngine.artifactbundle" \
-        "$(target_triple)"
-    write_manifest "$staging" "$(target_triple)"
+    local triple
+    triple=$(target_triple)
+    write_artifact_bundle "$(realpath "$engine")" "$(realpath "$staging")/SQLCipherEngine.artifactbundle" "$triple"
+    collect_licenses
+    write_notices "$staging"
+    write_release_packages "$(realpath "$staging")" "$triple" \
+        "$(realpath "$staging")/SQLCipherEngine.artifactbundle/SQLCipherEngine/$triple/libsqlcipher.a"
+    write_manifest "$staging" "$triple"
+    write_sbom "$(realpath "$staging")"
     STAGING=$staging
 }
 

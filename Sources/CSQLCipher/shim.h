@@ -14,13 +14,13 @@
 #include "../../Vendor/build/include/sqlite3.h" // SQLCIPHERKIT_ENGINE_HEADER
 
 // PBKDF2 from libcrypto, which the engine already links: DatabasePool derives a passphrase's raw key once and
-// keys every connection with it. Declared here under names of our own (asm labels bind them to libcrypto's
-// symbols), so neither OpenSSL's headers nor a clash with them is needed by anyone importing this module.
+// keys every connection with it. Defined by SQLCipherKit's crypto glue (BuildSupport/engine/sqlcipherkit_crypto.c),
+// which the build compiles into the engine archive: names of our own, so neither OpenSSL's headers are needed by
+// anyone importing this module, nor libcrypto's symbols (local where libcrypto is folded into the archive).
 int sqlcipherkit_pbkdf2_hmac(const char *pass, int pass_length, const unsigned char *salt, int salt_length,
-                             int iterations, const void *digest, int key_length, unsigned char *out)
-    __asm__("PKCS5_PBKDF2_HMAC");
-const void *sqlcipherkit_evp_sha1(void) __asm__("EVP_sha1");
-const void *sqlcipherkit_evp_sha256(void) __asm__("EVP_sha256");
-const void *sqlcipherkit_evp_sha512(void) __asm__("EVP_sha512");
+                             int iterations, const void *digest, int key_length, unsigned char *out);
+const void *sqlcipherkit_evp_sha1(void);
+const void *sqlcipherkit_evp_sha256(void);
+const void *sqlcipherkit_evp_sha512(void);
 
 #endif

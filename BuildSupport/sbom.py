@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Writes dist/SQLCipherKit/sbom.cdx.json, a CycloneDX 1.6 software bill of materials for SQLCipherKit's
+artifacts: what each one contains (SQLCipher and its SQLite baseline, OpenSSL when folded in, the Swift runtime
+and the CLI's package dependencies), what each one needs from the system (OpenSSL's libcrypto), and its SHA-256.
+
+    sbom.py --out FILE --facts FACTS.json
+
+FACTS.json (written by build-sqlcipher.sh with json_object.py) holds the facts the build knows; this tool only
+arranges them into CycloneDX. The tests validate the result against CycloneDX's published JSON schema.
+"""
+import argparse
+import hashlib
+import json
+import os
+import uuid
+
+SPEC_VERSION = "1.6"
+
+
+def sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--facts", required=True)
+    args = parser.parse_args()
+    with open(args.facts, encoding="utf-8") as handle:
+        facts = json.load(handle)
+
+    sqlcipher = facts["sqlcipherVersion"]
+    sqlite = facts["sqliteVersion"]
+    openssl = facts["opensslVersion"]
+    components = [
+        {
+            "bom-ref": "sqlcipher", "type": "library", "name": "SQLCipher", "version": sqlcipher,
+            "supplier": {"name": "Zetetic LLC"},
+            "description": f"SQLCipher community edition {sqlcipher}, compiled into the engine archive",
+            "licenses": [{"license": {"id": "BSD-3-Clause"}}],
+            "hashes": [{"alg": "SHA-256", "content": facts["sourceSHA256"]}],
+            "purl": f"pkg:github/sqlcipher/sqlcipher@v{sqlcipher}",
+            "externalReferences": [{"type": "distribution", "url": url, "comment": "source tarball"}
+                                   for url in facts["sourceURLs"]],
+            "properties": [{"name": "sqlcipherkit:sourceTarball", "value": facts["sourceTarball"]},
+                           {"name": "sqlcipherkit:compileFlags", "value": " ".join(facts["compileFlags"])}],
+        },
+        {
+            "bom-ref": "sqlite", "type": "library", "name": "SQLite", "version": sqlite,
+            "description": f"SQLite {sqlite}, the baseline SQLCipher {sqlcipher} is built on (inside its tarball)",
+            "licenses": [{"license": {"id": "blessing"}}],
+            "purl": f"pkg:generic/sqlite@{sqlite}",
+        },
+        {
+            "bom-ref": "openssl", "type": "library", "name": "OpenSSL libcrypto", "version": openssl,
+            "description": "the crypto provider: linked from the system by the archives, the CLI and the default "
+                           "release package; folded into SQLCipherEngine.artifactbundle and the "
+                           "openssl-inside release package",
+            "licenses": [{"license": {"id": "Apache-2.0"}}],
+            "purl": f"pkg:deb/debian/libssl3@{facts['opensslPackageVersion']}",
+        },
+        {
+            "bom-ref": "swift-runtime", "type": "library", "name": "Swift runtime and Foundation",
+            "version": facts["swiftVersion"],
+            "description": f"statically linked into the CLI only ({facts['swiftVersionLine']}); ICU data included",
+            "licenses": [{"license": {"id": "Apache-2.0"}}],
+        },
+        {
+            "bom-ref": "swift-toolchain", "type": "application", "name": "Swift toolchain",
+            "version": facts["swiftVersion"], "description": facts["swiftVersionLine"],
+            "licenses": [{"license": {"id": "Apache-2.0"}}],
+            "properties": [{"name": "sqlcipherkit:role", "value": "build tool"},
+                           {"name": "sqlcipherkit:cCompiler", "value": facts["cCompiler"]}],
+        },
+    ]
+    # The CLI's Swift package dependencies, as SwiftPM resolved them for this build.
+    with open(facts["packageResolved"], encoding="utf-8") as handle:
+        pins = json.load(handle)["pins"]
+    for pin in pins:
+        location = pin["location"].split("://", 1)[-1].removesuffix(".git")
+        components.append({
+            "bom-ref": f"swiftpm:{pin['identity']}", "type": "library", "name": pin["identity"],
+            "version": pin["state"]["version"], "licenses": [{"license": {"id": "Apache-2.0"}}],
+            "description": "a Swift package the CLI depends on (statically linked into bin/sqlcipherkit)",
+            "purl": f"pkg:swift/{location}@{pin['state']['version']}",
+        })
+
+    # The artifacts of dist/SQLCipherKit/: what each contains (bom-refs) and what OpenSSL it carries or needs.
+    system, folded = facts["opensslSystemNote"], facts["opensslFoldedNote"]
+    core = ["sqlcipherkit", "sqlcipher", "sqlite"]
+    artifacts = [
+        {"path": "lib/libSQLCipherKit.a", "description": "the Swift API and the engine, one archive",
+         "contains": core, "openssl": system},
+        {"path": "lib/libsqlcipher.a", "description": "the engine alone (C API) with SQLCipherKit's crypto glue",
+         "contains": core, "openssl": system},
+        {"path": "bin/sqlcipherkit", "type": "application", "description": "the command-line tool",
+         "contains": core + ["swift-runtime"] + [f"swiftpm:{pin['identity']}" for pin in pins], "openssl": system},
+        {"path": "SQLCipherEngine.artifactbundle", "description": "SE-0482 bundle: the engine's C API, self-contained",
+         "contains": core + ["openssl"], "openssl": folded},
+        {"path": "swiftpm/SQLCipherKit", "description": "release package (SwiftPM), linking the system libcrypto",
+         "contains": core, "openssl": system},
+        {"path": "swiftpm/SQLCipherKit-openssl-inside", "description": "release package (SwiftPM), libcrypto folded in",
+         "contains": core + ["openssl"], "openssl": folded},
+    ]
+    dependencies = []
+    for artifact in artifacts:
+        path = os.path.join(facts["dist"], artifact["path"])
+        files = [path] if os.path.isfile(path) else sorted(
+            os.path.join(directory, name) for directory, _, names in os.walk(path) for name in names)
+        if not files:
+            raise SystemExit(f"sbom.py: artifact {artifact['path']} is missing")
+        component = {
+            "bom-ref": f"artifact:{artifact['path']}", "type": artifact.get("type", "library"),
+            "name": artifact["path"], "version": sqlcipher, "description": artifact["description"],
+            "properties": [{"name": "sqlcipherkit:openssl", "value": artifact["openssl"]}],
+        }
+        if len(files) == 1:
+            component["hashes"] = [{"alg": "SHA-256", "content": sha256(files[0])}]
+        else:
+            component["components"] = [{
+                "bom-ref": f"artifact:{os.path.relpath(f, facts['dist'])}", "type": "file",
+                "name": os.path.relpath(f, facts["dist"]), "hashes": [{"alg": "SHA-256", "content": sha256(f)}],
+            } for f in files]
+        components.append(component)
+        dependencies.append({"ref": component["bom-ref"], "dependsOn": artifact["contains"]})
+
+    bom = {
+        "bomFormat": "CycloneDX",
+        "specVersion": SPEC_VERSION,
+        # A stable serial number per artifact set: the same artifacts give the same SBOM.
+        "serialNumber": "urn:uuid:" + str(uuid.uuid5(uuid.NAMESPACE_URL, "sqlcipherkit:" + ":".join(
+            c["hashes"][0]["content"] for c in components if c["bom-ref"].startswith("artifact:") and "hashes" in c))),
+        "version": 1,
+        "metadata": {
+            "tools": {"components": [{"type": "application", "name": "SQLCipherKit build-sqlcipher.sh"}]},
+            "component": {"bom-ref": "sqlcipherkit", "type": "library", "name": "SQLCipherKit",
+                          "version": facts["projectVersion"], "licenses": [{"license": {"id": "MIT"}}]},
+        },
+        "components": components,
+        "dependencies": dependencies + [{"ref": "sqlcipher", "dependsOn": ["sqlite", "openssl"]}],
+    }
+    partial = args.out + ".part"
+    with open(partial, "w", encoding="utf-8") as handle:
+        json.dump(bom, handle, indent=2)
+        handle.write("\n")
+    os.replace(partial, args.out)
+
+
+if __name__ == "__main__":
+    main()
