@@ -38,7 +38,7 @@ def swift_string(text):
     return json.dumps(text, ensure_ascii=False)
 
 
-def manifest(binary_target):
+def manifest(binary_target, openssl):
     products = [("SQLCipherKit", "SQLCipherKit"), ("SQLCipherEngine", "SQLCipherEngine"),
                 ("SQLCipherKeying", "SQLCipherKeying")]
     lines = [
@@ -62,7 +62,10 @@ def manifest(binary_target):
         "        // SQLCipher's C API (sqlite3_* with sqlite3_key_v2 and friends) for Swift code: `import SQLCipherEngine`.",
         "        .target(name: \"SQLCipherEngine\", dependencies: [\"CSQLCipher\"]),",
         "        // sqlcipherkeying_key(connection, key, length) for other SQLite libraries (GRDB): no second sqlite3.h.",
-        "        .target(name: \"SQLCipherKeying\", dependencies: [\"CSQLCipher\"]),",
+        ("        .target(name: \"SQLCipherKeying\", dependencies: [\"CSQLCipher\"],"
+         + (" linkerSettings: [.linkedLibrary(\"crypto\")])," if openssl == "system" else ")")),
+        "        // (Swift code that imports CSQLCipher gets libcrypto from its module map; this C target imports",
+        "        // nothing, so it names the library itself.)" if openssl == "system" else "",
         "    ],",
         "    swiftLanguageModes: [.v6]",
         ")",
@@ -248,7 +251,7 @@ def main():
         target = (f".binaryTarget(name: \"CSQLCipher\", url: {swift_string(args.asset_url)}, "
                   f"checksum: {swift_string(checksum)})")
         with open(os.path.join(args.out, "release-asset", "Package.swift"), "w", encoding="utf-8") as handle:
-            handle.write(manifest(target))
+            handle.write(manifest(target, args.openssl))
         return
 
     if os.path.exists(args.out):
@@ -257,7 +260,7 @@ def main():
     bundle = write_bundle(args.out, args)
     write_sources(args.out, args.root)
     with open(os.path.join(args.out, "Package.swift"), "w", encoding="utf-8") as handle:
-        handle.write(manifest('.binaryTarget(name: "CSQLCipher", path: "CSQLCipher.artifactbundle")'))
+        handle.write(manifest('.binaryTarget(name: "CSQLCipher", path: "CSQLCipher.artifactbundle")', args.openssl))
     with open(os.path.join(args.out, "README.md"), "w", encoding="utf-8") as handle:
         handle.write(readme(args))
     shutil.copyfile(os.path.join(args.root, "LICENSE"), os.path.join(args.out, "LICENSE"))
