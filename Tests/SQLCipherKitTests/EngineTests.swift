@@ -20,8 +20,10 @@ struct EngineTests {
         #expect(facts.description.hasSuffix("on SQLite 3.46.1"))
     }
 
-    @Test("every open verifies cipher_version")
-    func openVerifiesCipherVersion() throws {
+    /// What every open runs. That an open refuses an engine without it is proven with a real plain-SQLite
+    /// engine: NegativeBuildTests' plain-engine program opens with and without a key and expects notSQLCipher.
+    @Test("requireSQLCipher returns this engine's cipher_version")
+    func requireSQLCipherReturnsCipherVersion() throws {
         let database = try Database(path: ":memory:", key: .passphrase("k"))
         #expect(try Engine.requireSQLCipher(database) == "4.6.1 community")
     }
