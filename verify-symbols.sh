@@ -296,6 +296,8 @@ if ! (cd "$dir" && "$program" "$dir/test.db" "$marker") >"$dir/run.log" 2>&1; th
 fi
 sed 's/^/  /' "$dir/run.log"
 grep -q '^cipher_version: [0-9]' "$dir/run.log" || fail "the downstream program reported no cipher_version"
+# Each "ok:" below prints only when its own check recorded no failure.
+failed_before=${#failures[@]}
 [ -s "$dir/test.db" ] || fail "the downstream program wrote no database"
 if cmp -s -n 16 "$dir/test.db" <(printf 'SQLite format 3\0'); then
     fail "the database begins with 'SQLite format 3': it is plaintext"
@@ -303,14 +305,20 @@ fi
 for file in "$dir"/test.db*; do
     if grep -qaF "$marker" "$file"; then fail "the plaintext marker is readable in $(basename "$file")"; fi
 done
-libraries=$(ldd "$program" 2>/dev/null || true)
-if [ "$system_sqlite" = yes ]; then
-    grep -q 'libsqlite3' <<<"$libraries" \
-        || fail "the system libsqlite3 was not loaded, so this run proves nothing about the symbol fight"
-    echo "  ok: system libsqlite3 loaded too, and SQLCipher answered"
+at_rest_ok=$([ ${#failures[@]} -eq "$failed_before" ] && echo yes || echo no)
+# ldd must answer: an empty list would make "no libsqlite3" true of anything.
+if ! libraries=$(ldd "$program" 2>&1) || [ -z "$libraries" ]; then
+    fail "ldd could not list the program's libraries: ${libraries:-no output}"
+elif [ "$system_sqlite" = yes ]; then
+    if grep -q 'libsqlite3' <<<"$libraries"; then
+        echo "  ok: system libsqlite3 loaded too, and SQLCipher answered"
+    else
+        fail "the system libsqlite3 was not loaded, so this run proves nothing about the symbol fight"
+    fi
+elif grep -q 'libsqlite3' <<<"$libraries"; then
+    fail "the program loads a system libsqlite3"
 else
-    if grep -q 'libsqlite3' <<<"$libraries"; then fail "the program loads a system libsqlite3"; fi
     echo "  ok: no libsqlite3 among the program's libraries"
 fi
-echo "  ok: header is not 'SQLite format 3' and the marker is not in the file"
+[ "$at_rest_ok" = no ] || echo "  ok: header is not 'SQLite format 3' and the marker is not in the file"
 finish

@@ -35,16 +35,57 @@ struct NegativeBuildTests {
         }
     }
 
-    @Test("with a plain SQLite engine, selfCheck and every open throw notSQLCipher; only the test opt-out writes")
+    @Test("plain SQLite engine: selfCheck and every open throw notSQLCipher, the at-rest proof reports plaintext")
     func plainEngineIsRefusedAtRunTime() throws {
         let plain = try Self.plainEngine.get()
         let swiftArchive = Repository.path(".build/release/libSQLCipherKit.a")
         let folder = try TemporaryDirectory()
         try """
+            #include <stdlib.h>
+            #include <sqlite3.h>
+
             // Plain SQLite has no sqlite3_key_v2/sqlite3_rekey_v2: stand-ins that accept any key and do nothing,
             // as a mislinked engine would.
             int sqlite3_key_v2(void *db, const char *name, const void *key, int length) { return 0; }
             int sqlite3_rekey_v2(void *db, const char *name, const void *key, int length) { return 0; }
+
+            // With PRETEND_SQLCIPHER set, an engine that lies: a VFS shim answers PRAGMA cipher_version for
+            // database files (SQLITE_FCNTL_PRAGMA), so opens pass the version check and write plaintext.
+            static sqlite3_vfs *real_vfs;
+            static sqlite3_vfs pretend_vfs;
+            static const sqlite3_io_methods *real_methods;
+            static sqlite3_io_methods pretend_methods;
+
+            static int pretend_file_control(sqlite3_file *file, int op, void *argument) {
+                char **pragma = argument;
+                if (op == SQLITE_FCNTL_PRAGMA && getenv("PRETEND_SQLCIPHER")
+                    && sqlite3_stricmp(pragma[1], "cipher_version") == 0) {
+                    pragma[0] = sqlite3_mprintf("4.0.0 pretend");
+                    return SQLITE_OK;
+                }
+                return real_methods->xFileControl(file, op, argument);
+            }
+
+            static int pretend_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *file, int flags, int *out) {
+                int rc = real_vfs->xOpen(real_vfs, name, file, flags, out);
+                if (rc == SQLITE_OK && (flags & SQLITE_OPEN_MAIN_DB) && file->pMethods) {
+                    if (!real_methods) {
+                        real_methods = file->pMethods;
+                        pretend_methods = *real_methods;
+                        pretend_methods.xFileControl = pretend_file_control;
+                    }
+                    if (file->pMethods == real_methods) file->pMethods = &pretend_methods;
+                }
+                return rc;
+            }
+
+            __attribute__((constructor)) static void install_pretend_vfs(void) {
+                real_vfs = sqlite3_vfs_find(0);
+                pretend_vfs = *real_vfs;
+                pretend_vfs.zName = "pretend";
+                pretend_vfs.xOpen = pretend_open;
+                sqlite3_vfs_register(&pretend_vfs, 1);
+            }
             """.write(toFile: folder.file("stubs.c"), atomically: true, encoding: .utf8)
         try """
             import Foundation
@@ -63,7 +104,26 @@ struct NegativeBuildTests {
             } catch SQLCipherError.notSQLCipher {
                 print("ok: open throws notSQLCipher")
             }
+            do {
+                _ = try Database(unencryptedPath: path)
+                print("FAIL: unencrypted open passed")
+            } catch SQLCipherError.notSQLCipher {
+                print("ok: unencrypted open throws notSQLCipher")
+            }
             print(FileManager.default.fileExists(atPath: path) ? "FAIL: a file was left" : "ok: no file left")
+            // An engine that claims to be SQLCipher and writes plaintext: only the proof on disk catches it.
+            func proveWhilePretending() -> String {
+                setenv("PRETEND_SQLCIPHER", "1", 1)
+                defer { unsetenv("PRETEND_SQLCIPHER") }
+                do throws(SQLCipherError) {
+                    let proof = try Engine.proveEncryptionAtRest()
+                    return "FAIL: proveEncryptionAtRest passed: \\(proof)"
+                } catch {
+                    return error.kind == .notSQLCipher ? "ok: proveEncryptionAtRest throws notSQLCipher: \\(error.message)"
+                                                       : "FAIL: proveEncryptionAtRest threw \\(error)"
+                }
+            }
+            print(proveWhilePretending())
             // The documented opt-out (tests only) opens anyway: and this engine writes plaintext.
             let db = try Database(path: path, key: .passphrase("k"),
                                   configuration: .init(verifiesCipherEngine: false))
@@ -73,7 +133,7 @@ struct NegativeBuildTests {
         let result = try shell(#"""
             set -e
             cd "$1"
-            cc -c stubs.c -o stubs.o
+            cc -c -I "$2/include" stubs.c -o stubs.o
             swiftc main.swift -I "$2/Modules" -I "$2/include" "$3" "$4" stubs.o -o program
             ./program "$1/test.db"
             head -c 15 test.db; echo
@@ -82,7 +142,11 @@ struct NegativeBuildTests {
         #expect(!result.output.contains("FAIL"), "\(result)")
         #expect(result.output.contains("ok: selfCheck throws notSQLCipher"))
         #expect(result.output.contains("ok: open throws notSQLCipher"))
+        #expect(result.output.contains("ok: unencrypted open throws notSQLCipher"))
         #expect(result.output.contains("ok: no file left"))
+        // The plaintext branch, not the version check: the pretending engine passes that.
+        #expect(result.output.contains("ok: proveEncryptionAtRest throws notSQLCipher: the database written to disk "
+                                       + "is plaintext"), "\(result)")
         #expect(result.output.contains("SQLite format 3"), "the opt-out wrote with the plain engine: \(result)")
     }
 
@@ -192,6 +256,26 @@ struct NegativeBuildTests {
                                                      Repository.path(".build/release/libSQLCipherKit.a")])
         #expect(many.status == 1, "\(many)")
         #expect(many.output.contains("symbols defined by libSQLCipherKit.a are missing: $s12SQLCipherKit"), "\(many)")
+    }
+
+    @Test("verify-symbols.sh --link-test fails when ldd fails, and prints no ok: for a check that failed",
+          arguments: [("exit 1", "ldd could not list the program's libraries"),
+                      ("echo '\tlibsqlite3.so.0 => /lib/libsqlite3.so.0'", "the program loads a system libsqlite3")])
+    func verifyLinkTestTrustsNoSilentLdd(fakeLdd: String, failure: String) throws {
+        try Repository.requireBuild()
+        let folder = try TemporaryDirectory()
+        // An ldd on PATH ahead of the real one: it fails outright, or it reports a system libsqlite3.
+        try FileManager.default.createDirectory(atPath: folder.file("bin"), withIntermediateDirectories: true)
+        try "#!/bin/sh\n\(fakeLdd)\n".write(toFile: folder.file("bin/ldd"), atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.file("bin/ldd"))
+        let path = folder.file("bin") + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let result = try run(Repository.verifyScript, [Repository.engineArchive, "--link-test"],
+                             environment: ["PATH": path])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.output.contains(failure), "\(result)")
+        #expect(!result.output.contains("ok: no libsqlite3"), "an ok: line after the failure: \(result)")
+        // The checks that did pass still say so.
+        #expect(result.output.contains("ok: header is not 'SQLite format 3'"), "\(result)")
     }
 
     @Test("verify-symbols.sh: usage errors exit 64; a missing or non-archive file exits 1")

@@ -10,22 +10,43 @@ struct CLITests {
     static let passphrase = "cli-passphrase-\(UUID().uuidString)"
     static let otherPassphrase = "cli-other-\(UUID().uuidString)"
     static let rawHex = String(repeating: "3a7f", count: 16)             // 64 digits
-    static let rawSaltHex = String(repeating: "c0de", count: 24)         // 96 digits
-    static let secrets = [passphrase, otherPassphrase, rawHex, rawSaltHex]
+    /// 96 digits: a raw key (32 bytes 0x10, 0x11, …) and then a salt (16 bytes 0xe0, 0xe1, …), each unlike the
+    /// other and unlike any repetition, so a swap or a misplaced slice shows.
+    static let saltedKeyHex = (0..<32).map { String(format: "%02x", 0x10 + $0) }.joined()
+    static let saltHex = (0..<16).map { String(format: "%02x", 0xe0 + $0) }.joined()
+    static let rawSaltHex = saltedKeyHex + saltHex
+    static let secrets = [passphrase, otherPassphrase, rawHex, rawSaltHex, saltedKeyHex]
 
-    /// Runs the CLI and checks that no secret appears in what it printed.
+    /// Runs the CLI and checks that no secret appears, in any letter case, in what it printed.
     func cli(_ arguments: [String], environment: [String: String] = [:], input: Data = Data()) throws -> CLI.Result {
         let result = try CLI.run(arguments, environment: environment, input: input)
-        for secret in Self.secrets {
-            #expect(!result.stdout.contains(secret) && !result.stderr.contains(secret), "a key was printed: \(arguments)")
-        }
+        #expect(Self.leakedSecrets(in: result).isEmpty, "a key was printed: \(arguments)")
         return result
     }
 
-    /// Creates an encrypted database with a table `t` of `rows` rows, keyed with `passphrase`.
+    /// The indices in ``secrets`` of those that `result` printed, compared without regard to case (hex digits
+    /// printed as upper case are the same key).
+    static func leakedSecrets(in result: CLI.Result) -> [Int] {
+        let printed = (result.stdout + "\n" + result.stderr).lowercased()
+        return secrets.indices.filter { printed.contains(secrets[$0].lowercased()) }
+    }
+
+    @Test("control: the key-leak scan finds a key printed in upper case")
+    func leakScanIgnoresCase() {
+        let printed = CLI.Result(status: 0, stdout: "key: \(Self.rawSaltHex.uppercased())\n", stderr: "")
+        #expect(Self.leakedSecrets(in: printed).contains(Self.secrets.firstIndex(of: Self.rawSaltHex) ?? -1))
+        let passphrase = CLI.Result(status: 0, stdout: "", stderr: Self.passphrase.uppercased())
+        #expect(Self.leakedSecrets(in: passphrase) == [0])
+    }
+
+    /// In every row ``makeDatabase(_:rows:)`` writes: an encrypted file must not hold it anywhere.
+    static let marker = "cli-row-marker-\(UUID().uuidString)"
+
+    /// Creates an encrypted database with a table `t` of `rows` rows (each holding ``marker``), keyed with
+    /// `passphrase`.
     func makeDatabase(_ path: String, rows: Int = 3) throws {
         let sql = "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT); WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL "
-            + "SELECT x + 1 FROM c WHERE x < \(rows)) INSERT INTO t(v) SELECT 'row ' || x || ' ' || hex(randomblob(64)) FROM c"
+            + "SELECT x + 1 FROM c WHERE x < \(rows)) INSERT INTO t(v) SELECT '\(Self.marker) ' || x || ' ' || hex(randomblob(64)) FROM c"
         let result = try cli(["query", path, sql, "--create", "--key-env", "K"], environment: ["K": Self.passphrase])
         #expect(result.status == 0, "\(result)")
     }
@@ -83,8 +104,17 @@ struct CLITests {
             let asPassphrase = try cli(["check", db, "--key-env", "R"], environment: ["R": hex])
             #expect(asPassphrase.status == 3, "hex read as a passphrase must not open a raw-keyed file")
         }
-        // The 96-digit form's salt is the file's first 16 bytes.
-        #expect(Array(try contents(folder.file("salted.db")).prefix(16)) == [UInt8](repeating: 0, count: 8).flatMap { _ in [0xc0, 0xde] })
+        // The 96-digit form's last 16 bytes are the salt, stored as the file's first 16 bytes …
+        let salted = folder.file("salted.db")
+        #expect(Array(try contents(salted).prefix(16)) == (0..<16).map { UInt8(0xe0 + $0) })
+        // … and its first 32 bytes the key: that key alone (64 digits; the salt read from the file) opens it,
+        // the halves swapped do not.
+        let keyOnly = try cli(["query", salted, "SELECT a FROM t", "--key-env", "R", "--raw", "--format", "csv"],
+                              environment: ["R": Self.saltedKeyHex])
+        #expect(keyOnly.status == 0 && keyOnly.stdout == "a\n42\n", "\(keyOnly)")
+        let swapped = String(Self.rawSaltHex.suffix(32) + Self.rawSaltHex.prefix(64))
+        let swappedRead = try cli(["check", salted, "--key-env", "R", "--raw"], environment: ["R": swapped])
+        #expect(swappedRead.status == 3, "\(swappedRead)")
         let short = try cli(["check", folder.file("raw.db"), "--key-env", "R", "--raw"],
                             environment: ["R": String(Self.rawHex.dropLast())])
         #expect(short.status == 64, "\(short)")
@@ -134,11 +164,14 @@ struct CLITests {
         let decrypt = try cli(["decrypt", secret, plain, "--key-env", "K"], environment: ["K": Self.passphrase])
         #expect(decrypt.status == 0, "\(decrypt)")
         #expect(try contents(plain).prefix(15) == Data("SQLite format 3".utf8))
+        #expect(try contents(plain).range(of: Data(Self.marker.utf8)) != nil, "decrypt wrote plaintext rows")
+        #expect(try contents(secret).range(of: Data(Self.marker.utf8)) == nil)
         #expect(try cli(["info", plain]).stdout.contains("format: plain"))
 
         let encrypt = try cli(["encrypt", plain, again, "--key-env", "K2"], environment: ["K2": Self.otherPassphrase])
         #expect(encrypt.status == 0, "\(encrypt)")
         #expect(try contents(again).prefix(15) != Data("SQLite format 3".utf8))
+        #expect(try contents(again).range(of: Data(Self.marker.utf8)) == nil, "the encrypted file holds a row")
         let read = try cli(["query", again, "SELECT count(*) FROM t", "--format", "csv", "--key-env", "K2"],
                            environment: ["K2": Self.otherPassphrase])
         #expect(read.stdout.hasSuffix("3\n"), "\(read)")

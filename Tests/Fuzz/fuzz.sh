@@ -16,8 +16,10 @@ Options:
   --fresh   start from the committed seeds only, dropping what earlier runs added to the working corpus
 
 Exit status: 0 clean; 1 the fuzzer reported a crash, sanitizer error, leak, timeout or out-of-memory (the
-input's path and a reproduce command are printed); 2 usage or setup error.
-Environment: FUZZ_CLANG (compiler; default: clang on PATH, else /opt/swift/usr/bin/clang), TMPDIR (where
+input's path and a reproduce command are printed), or the run was too shallow (fewer inputs than
+FUZZ_MIN_RUNS, or no file opened, keyed, read and checked in mode 0 or 1); 2 usage or setup error.
+Environment: FUZZ_CLANG (compiler; default: clang on PATH, else /opt/swift/usr/bin/clang), FUZZ_MIN_RUNS
+  (inputs a run must reach to pass; default 5 per second asked for), TMPDIR (where
   the per-run scratch folder goes; default /dev/shm when writable, else /tmp), FUZZ_KNOWN_ISSUES=1 (stop
   steering around the known engine bugs listed in Tests/Fuzz/README.md), ASAN_OPTIONS, UBSAN_OPTIONS.
 EOF
@@ -277,6 +279,33 @@ final_stat() { sed -n "s/^stat::$1: *//p" "$LOG" | tail -n 1; }
 last=$(grep -E '^#[0-9]+[[:space:]].* cov: ' "$LOG" | tail -n 1 || true)
 field() { sed -n "s/.* $1: \([^ ]*\).*/\1/p" <<<"$last"; }
 after=$(find "$WORK" -type f | wc -l)
+
+# A clean exit proves nothing unless inputs ran, and ran deep: at least MIN_RUNS inputs (5 a second of the
+# requested time, a fifth of what this target ran on a loaded 2-core machine), and in both file modes files
+# opened, keyed, read and integrity-checked (the harness's counters, printed at exit with FUZZ_STATS=1). A
+# zero means the harness, its key or the seeds no longer match the engine: the run fuzzed error paths only.
+MIN_RUNS=${FUZZ_MIN_RUNS:-$((SECONDS_TO_RUN * 5))}
+shallow=()
+runs=$(final_stat number_of_executed_units)
+[ "${runs:-0}" -ge "$MIN_RUNS" ] || shallow+=("${runs:-no} inputs ran, fewer than the $MIN_RUNS required")
+# "fuzz_engine: mode N (...): A inputs, B opened, C keyed, D read sqlite_schema, E integrity_check ok, ..."
+counter() { sed -n "s/^fuzz_engine: mode $1 ([^)]*):.* \([0-9][0-9]*\) $2,.*/\1/p" "$LOG" | tail -n 1; }
+for mode in 0 1; do
+    for name in inputs opened keyed 'read sqlite_schema' 'integrity_check ok'; do
+        value=$(counter "$mode" "$name")
+        [ "${value:-0}" -gt 0 ] || shallow+=("mode $mode: ${value:-no} '$name' in the harness's counters")
+    done
+done
+sql_inputs=$(sed -n 's/^fuzz_engine: mode 2 (SQL): \([0-9][0-9]*\) inputs,.*/\1/p' "$LOG" | tail -n 1)
+[ "${sql_inputs:-0}" -gt 0 ] || shallow+=("mode 2: ${sql_inputs:-no} SQL inputs in the harness's counters")
+if [ ${#shallow[@]} -gt 0 ]; then
+    echo
+    echo "fuzz.sh: FAILED after ${elapsed}s: the run was too shallow to count:"
+    printf 'fuzz.sh:   - %s\n' "${shallow[@]}"
+    echo "fuzz.sh: full log: $LOG"
+    exit 1
+fi
+
 printf 'fuzz.sh: OK: %s runs in %ss (%s/s), coverage %s edges / %s features, corpus %s inputs (%s seeds, %s new this run; libFuzzer corpus %s), peak RSS %s MB\n' \
     "$(final_stat number_of_executed_units)" "$elapsed" "$(final_stat average_exec_per_sec)" "$(field cov)" \
     "$(field ft)" "$after" "$seed_count" "$((after - before))" "$(field corp)" "$(final_stat peak_rss_mb)"

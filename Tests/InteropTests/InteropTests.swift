@@ -27,6 +27,8 @@ struct InteropTests {
         [.integer(4), .integer(-1), .real(0.1), .text("a\u{0}b 'single' \"double\"\nnext line"), .null],
         [.integer(5), .null, .null, .null, .null],
     ]
+    /// The UTF-8 of a text in ``rows``: found in a plaintext copy, never in an encrypted file.
+    static let markerBytes = Data("héllo wörld ✓ 日本語 🔐".utf8)
     static let createTable = "CREATE TABLE interop(id INTEGER PRIMARY KEY, i INTEGER, r REAL, t TEXT, b BLOB)"
     static let selectRows = "SELECT id, i, r, t, b FROM interop ORDER BY id"
 
@@ -209,6 +211,10 @@ struct InteropTests {
         let encrypted = folder.file("cli-encrypted.db")
         let encrypt = try cli(["encrypt", plain, encrypted, "--key-env", "K"], environment: ["K": Self.passphrase])
         #expect(encrypt.status == 0, "\(encrypt)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: plain)).range(of: Self.markerBytes) != nil,
+                "the control: the plaintext file holds the marker")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: encrypted)).range(of: Self.markerBytes) == nil,
+                "the CLI's encrypted file holds a row in plaintext")
         #expect(try pythonRead(encrypted, key: Self.passphrase).databaseRows() == Self.rows)
 
         // query --create: SQL literals, so the expected values are ones SQL text writes exactly.
@@ -251,10 +257,12 @@ struct InteropTests {
         let salted = folder.file("python-raw-salt.db")
         try pythonWrite(salted, key: Self.rawKeyAndSaltHex, raw: true)
         #expect(try apiRead(salted, key: .rawKey(Self.rawKey, salt: Self.rawSalt)) == Self.rows)
+        try expectCLIReads(salted, key: Self.rawKeyAndSaltHex, options: ["--raw"])
         // SQLCipher stores a raw key's salt as the file's first 16 bytes: the salt is the one given.
         let db = try Database(path: salted, key: .rawKey(Self.rawKey, salt: Self.rawSalt), mode: .readOnly)
         #expect(try db.cipherSalt() == Self.rawSalt)
         db.close()
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: salted)).prefix(16)) == Self.rawSalt)
     }
 
     @Test("(6) controls: a wrong key fails on both sides; the other side's files are really encrypted")
@@ -269,8 +277,9 @@ struct InteropTests {
         }
         let theirs = folder.file("python.db")
         try pythonWrite(theirs, key: Self.passphrase)
-        let header = try Data(contentsOf: URL(fileURLWithPath: theirs)).prefix(16)
-        #expect(header != Data("SQLite format 3\0".utf8), "the other side wrote a plaintext file")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: theirs))
+        #expect(bytes.prefix(16) != Data("SQLite format 3\0".utf8), "the other side wrote a plaintext file")
+        #expect(bytes.range(of: Self.markerBytes) == nil, "the other side's file holds a row in plaintext")
         for key in [try Key.passphrase(Self.wrongPassphrase), try Key.rawKey(hex: Array(Self.wrongRawKeyHex.utf8))] {
             #expect(errorKind { _ = try apiRead(theirs, key: key) } == .wrongKeyOrNotADatabase)
         }

@@ -15,8 +15,8 @@ struct PythonSide: Sendable {
     enum Setup: Sendable {
         /// Installed and importable.
         case ready(PythonSide)
-        /// The package could not be installed here (no python3, no venv module, no package index): the one
-        /// case in which the interop tests are skipped.
+        /// No package index answered pip (offline): the one case in which the interop tests are skipped, and
+        /// under `CI=true` only with ``offlineSwitch`` set.
         case cannotInstall(String)
         /// Installed, but it does not work: the tests run and fail on this.
         case broken(String)
@@ -60,25 +60,57 @@ struct PythonSide: Sendable {
 
     // --------------------------------------------------------------------------------------------- setup ---
 
+    /// Set to 1 to let a run under `CI=true` skip the suite when no package index answers.
+    static let offlineSwitch = "SQLCIPHERKIT_INTEROP_OFFLINE"
+
+    /// What pip prints when it could not connect to an index at all (urllib3 and socket errors).
+    static let connectionFailures = [
+        "NewConnectionError", "Failed to establish a new connection", "Temporary failure in name resolution",
+        "Name or service not known", "Network is unreachable", "ConnectTimeoutError", "ReadTimeoutError",
+        "ProxyError", "Max retries exceeded",
+    ]
+
+    /// What a failed `pip install` comes to: a skip only when no index answered (pip found no version at all
+    /// and could not connect), and under `CI=true` only with ``offlineSwitch`` set; any other failure (a
+    /// resolver conflict, no wheel for this Python, a build error) is a failure of the suite.
+    static func installFailed(_ summary: String, output: String, environment: [String: String]) -> Setup {
+        let noIndexAnswered = output.contains("(from versions: none)")
+            && connectionFailures.contains { output.contains($0) }
+        guard noIndexAnswered else { return .broken(summary) }
+        if environment["CI"] == "true" && environment[offlineSwitch] != "1" {
+            return .broken("\(summary)\nCI=true: an interop skip fails the run unless \(offlineSwitch)=1 is set")
+        }
+        return .cannotInstall(summary)
+    }
+
     private static func makeSetup() -> Setup {
         let python = venv + "/bin/python"
         if (try? String(contentsOfFile: marker, encoding: .utf8)) == requirement + "\n",
            importedVersion(python) == pinnedVersion {
             return .ready(PythonSide(python: python))
         }
-        try? FileManager.default.removeItem(atPath: venv)
+        do {
+            if FileManager.default.fileExists(atPath: venv) { try FileManager.default.removeItem(atPath: venv) }
+        } catch {
+            return .broken("cannot remove the stale environment \(venv): \(error)")
+        }
+        // python3 with its venv module is a documented requirement: without it the suite fails, not skips.
         do {
             let create = try runProcess("/usr/bin/env", ["python3", "-m", "venv", venv], timeout: 300)
             guard create.status == 0 else {
-                return skipped("python3 -m venv failed (exit \(create.status)): \(create.tail)")
+                return .broken("python3 -m venv failed (exit \(create.status)): \(create.tail)")
             }
             let install = try runProcess(python, ["-m", "pip", "install", "--disable-pip-version-check",
                                                   "--no-input", "--timeout", "60", requirement], timeout: 600)
             guard install.status == 0 else {
-                return skipped("pip install \(requirement) failed (exit \(install.status)): \(install.tail)")
+                let setup = installFailed("pip install \(requirement) failed (exit \(install.status)): \(install.tail)",
+                                          output: install.stdout + install.stderr,
+                                          environment: ProcessInfo.processInfo.environment)
+                if case .cannotInstall(let reason) = setup { return skipped(reason) }
+                return setup
             }
         } catch {
-            return skipped("could not run python3: \(error)")
+            return .broken("could not run python3: \(error)")
         }
         guard let version = importedVersion(python) else {
             return .broken("\(requirement) installed, but importing sqlcipher3 fails")

@@ -163,14 +163,30 @@ struct CipherOperationTests {
     @Test("encrypt in place of a WAL database folds the log in first")
     func encryptWALDatabase() throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("wal.db")
-        let plain = try Database(unencryptedPath: path)
-        try plain.setJournalMode(.wal)
-        try plain.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)")
-        try plain.execute("INSERT INTO t(v) VALUES ('in the log')")
-        plain.close()
+        let live = folder.path("live.db"), path = folder.path("wal.db")
+        let marker = "wal-marker-\(UUID().uuidString)"
+        // A writer commits rows into the log and stays open (no checkpoint): the files are copied as they
+        // are then, which is what a crashed writer leaves behind: the committed rows only in -wal.
+        let writer = try Database(unencryptedPath: live)
+        try writer.setJournalMode(.wal)
+        try writer.execute("PRAGMA wal_autocheckpoint = 0")
+        try writer.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)")
+        try writer.transaction {
+            for index in 0..<200 { try writer.execute("INSERT INTO t(v) VALUES (?)", ["\(marker) \(index)"]) }
+        }
+        for suffix in ["", "-wal", "-shm"] {
+            try FileManager.default.copyItem(atPath: live + suffix, toPath: path + suffix)
+        }
+        writer.close()
+        #expect(try !data(contents(of: path), contains: marker), "the rows must be in the log only")
+        #expect(try data(contents(of: path + "-wal"), contains: marker), "the rows must be in the log")
+
         try Database.encrypt(path: path, key: .passphrase("k"))
-        #expect(try Database(path: path, key: .passphrase("k")).scalar(String.self, "SELECT v FROM t") == "in the log")
+        #expect(try folder.fileNames() == ["live.db", "wal.db"], "the log must be folded in and gone")
+        #expect(try !data(contents(of: path), contains: marker))
+        let encrypted = try Database(path: path, key: .passphrase("k"))
+        #expect(try encrypted.scalar(Int.self, "SELECT count(*) FROM t WHERE v LIKE 'wal-marker-%'") == 200)
+        #expect(try encrypted.scalar(String.self, "SELECT v FROM t WHERE id = 200") == "\(marker) 199")
     }
 
     @Test("a failure injected just before the rename leaves the original intact and no temporary file")
@@ -205,6 +221,7 @@ struct CipherOperationTests {
         let decryptError = thrownError { try Database.decrypt(path: path, key: .passphrase("k")) }
         #expect(decryptError?.message == "injected failure")
         #expect(try !isPlaintext(path), "a failed decrypt left a plaintext file")
+        #expect(try !data(contents(of: path), contains: marker), "a failed decrypt left plaintext rows")
         #expect(try folder.fileNames() == ["fragile.db"])
     }
 

@@ -98,8 +98,8 @@ struct EncryptionTests {
             _ = try Database(path: path, key: .passphrase(secret))
             Issue.record("a wrong key opened the database")
         } catch {
-            #expect(!error.description.contains(secret))
-            #expect(!String(reflecting: error).contains(secret))
+            #expect(!error.description.localizedCaseInsensitiveContains(secret))
+            #expect(!String(reflecting: error).localizedCaseInsensitiveContains(secret))
             #expect(error.description.contains("key does not open"))
         }
     }

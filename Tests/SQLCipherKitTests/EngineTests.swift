@@ -25,8 +25,10 @@ struct EngineTests {
         #expect(facts.description.hasSuffix("on SQLite \(pin.sqliteVersion)"))
     }
 
-    @Test("every open verifies cipher_version")
-    func openVerifiesCipherVersion() throws {
+    /// What every open runs. That an open refuses an engine without it is proven with a real plain-SQLite
+    /// engine: NegativeBuildTests' plain-engine program opens with and without a key and expects notSQLCipher.
+    @Test("requireSQLCipher returns this engine's cipher_version")
+    func requireSQLCipherReturnsCipherVersion() throws {
         let database = try Database(path: ":memory:", key: .passphrase("k"))
         #expect(try Engine.requireSQLCipher(database) == (try Pin.current.get()).cipherVersion)
     }

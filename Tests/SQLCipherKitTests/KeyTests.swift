@@ -69,8 +69,8 @@ struct KeyTests {
         dump(key, to: &dumped)
         for text in [key.description, key.debugDescription, String(describing: key), String(reflecting: key),
                      "\(key)", dumped] {
-            #expect(!text.contains(secret))
-            #expect(!text.contains("hunter"))
+            #expect(!text.localizedCaseInsensitiveContains(secret))
+            #expect(!text.localizedCaseInsensitiveContains("hunter"))
         }
         #expect(key.description == "Key(passphrase, redacted)")
         #expect(Mirror(reflecting: key).children.isEmpty)

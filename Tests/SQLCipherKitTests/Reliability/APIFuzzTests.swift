@@ -286,7 +286,7 @@ struct FuzzStatements {
     mutating func record(_ error: SQLCipherError, sql: String) {
         errorKinds[error.kind.rawValue, default: 0] += 1
         let texts = [error.description, error.message, String(reflecting: error)]
-        if secrets.contains(where: { secret in texts.contains { $0.contains(secret) } }) {
+        if secrets.contains(where: { secret in texts.contains { $0.localizedCaseInsensitiveContains(secret) } }) {
             problems.append("an error shows the key: \(error)")
         }
         // Kinds that random SQL on an open, sound connection has no business producing.

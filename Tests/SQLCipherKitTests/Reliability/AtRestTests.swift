@@ -31,11 +31,19 @@ struct AtRestTests {
     @Test("Control: with temp_store = FILE the scan finds the marker in SQLite's temporary files")
     func scanFindsTemporaryFiles() throws {
         // Only an unencrypted connection may ask for temporary files (SQLGuardTests); the scan must then
-        // find the marker in them, open but deleted, and not only in the database.
+        // find the marker in them, open but deleted, and not only in the database. Only a finding in the
+        // child's own TMPDIR counts (the database itself, which holds the marker too, lives beside it), and
+        // only a deleted one: SQLite unlinks its temporary files, so only the open-file scan can see them.
         let run = try Self.run(flags: ["--plaintext", "--temp-store-file"])
-        #expect(run.findings.contains { $0.hasPrefix("sort: open file ") && $0.contains("/tmp/") }, "\(run.findings)")
-        #expect(run.findings.contains { $0.hasPrefix("temporary-table: open file ") && $0.contains("/tmp/") },
-                "\(run.findings)")
+        for step in ["sort", "temporary-table"] {
+            #expect(run.findings.contains { Self.isDeletedTemporaryFile($0, step: step, temporary: run.temporary) },
+                    "no deleted file under \(run.temporary)/ at step \(step): \(run.findings)")
+        }
+    }
+
+    /// Whether `finding` is step `step`'s marker in an open but deleted file in folder `temporary`.
+    static func isDeletedTemporaryFile(_ finding: String, step: String, temporary: String) -> Bool {
+        finding.hasPrefix("\(step): open file \(temporary)/") && finding.hasSuffix(" (deleted)")
     }
 
     // MARK: Running the child
@@ -45,6 +53,8 @@ struct AtRestTests {
         var findings: [String] = []
         var scans = 0
         var seconds = 0.0
+        /// The child's TMPDIR and SQLITE_TMPDIR.
+        var temporary = ""
     }
 
     static func run(flags: [String] = []) throws -> Run {
@@ -56,12 +66,13 @@ struct AtRestTests {
         let child = try HelperProcess(["at-rest", folder.path("at-rest.db"), marker] + flags, environment: [
             "RELIABILITY_KEY_HEX": randomKeyHex(), "TMPDIR": temporary, "SQLITE_TMPDIR": temporary,
         ])
-        var run = Run()
+        // As /proc/PID/fd reports it: without symbolic links.
+        var run = Run(temporary: URL(fileURLWithPath: temporary).resolvingSymlinksInPath().path)
         while let line = child.readLine(), line != "done" {
             guard line.hasPrefix("paused ") else { continue }
             let step = String(line.dropFirst("paused ".count))
             run.steps.append(step)
-            for (name, contents) in files(under: folder.url.path, openIn: child.processIdentifier) {
+            for (name, contents) in try files(under: folder.url.path, openIn: child.processIdentifier) {
                 run.scans += 1
                 if data(contents, contains: marker) { run.findings.append("\(step): \(name)") }
             }
@@ -74,22 +85,24 @@ struct AtRestTests {
     }
 
     /// The contents of every regular file under `folder` and of every regular file process `pid` has open.
-    static func files(under folder: String, openIn pid: Int32) -> [(String, Data)] {
+    static func files(under folder: String, openIn pid: Int32) throws -> [(String, Data)] {
         var found: [(String, Data)] = []
-        if let enumerator = FileManager.default.enumerator(atPath: folder) {
-            for case let name as String in enumerator {
-                let path = folder + "/" + name
-                if isRegularFile(path), let contents = FileManager.default.contents(atPath: path) {
-                    found.append((path, contents))
-                }
+        guard let enumerator = FileManager.default.enumerator(atPath: folder) else {
+            throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: folder])
+        }
+        for case let name as String in enumerator {
+            let path = folder + "/" + name
+            if isRegularFile(path), let contents = FileManager.default.contents(atPath: path) {
+                found.append((path, contents))
             }
         }
         let descriptors = "/proc/\(pid)/fd"
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? [] {
+        // The child is paused, so its descriptor table must be readable: a failure here fails the test.
+        for name in try FileManager.default.contentsOfDirectory(atPath: descriptors) {
             let link = descriptors + "/" + name
             // Reading /proc/PID/fd/N opens the file itself, even after it was unlinked.
             guard isRegularFile(link), let contents = FileManager.default.contents(atPath: link) else { continue }
-            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: link)) ?? link
+            let target = try FileManager.default.destinationOfSymbolicLink(atPath: link)
             found.append(("open file \(target)", contents))
         }
         return found

@@ -205,7 +205,7 @@ struct TamperTarget {
             detected = true
             result.outcomes.append("\(step): \(error.kind.rawValue)")
             let texts = [error.description, error.message, String(reflecting: error)]
-            for secret in secrets where texts.contains(where: { $0.contains(secret) }) {
+            for secret in secrets where texts.contains(where: { $0.localizedCaseInsensitiveContains(secret) }) {
                 result.findings.append("key leak: the \(step) error shows the key: \(error)")
             }
         }

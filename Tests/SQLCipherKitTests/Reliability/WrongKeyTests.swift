@@ -75,9 +75,12 @@ struct WrongKeyTests {
             for attempt in stride(from: worker, to: shared.count, by: 2).map({ shared[$0] }) {
                 var found = attempt.run()
                 if found.contains(where: { $0.hasPrefix("opened") }) { opened.add(1, ordering: .relaxed) }
-                if let names = try? FileManager.default.contentsOfDirectory(atPath: folderPath).sorted(),
-                   names != Self.databases {
-                    found.append("the folder holds \(names) after the attempt")
+                // A listing that fails is a problem too, not a pass.
+                do {
+                    let names = try FileManager.default.contentsOfDirectory(atPath: folderPath).sorted()
+                    if names != Self.databases { found.append("the folder holds \(names) after the attempt") }
+                } catch {
+                    found.append("cannot list the folder after the attempt: \(error)")
                 }
                 if !found.isEmpty { problems.withLock { $0.append("\(attempt.label): \(found)") } }
             }
@@ -225,7 +228,7 @@ struct WrongKeyAttempt: Sendable {
             problems.append("failed with \(error.kind), not wrongKeyOrNotADatabase: \(error)")
         }
         let texts = [error.description, error.message, String(reflecting: error)]
-        for secret in secrets where texts.contains(where: { $0.contains(secret) }) {
+        for secret in secrets where texts.contains(where: { $0.localizedCaseInsensitiveContains(secret) }) {
             problems.append("the error shows the key (\(secret.count) characters): \(error)")
         }
         return problems

@@ -1,0 +1,48 @@
+import Testing
+
+/// When the interop suite may skip: only when no package index answers pip, and under `CI=true` only with the
+/// offline switch. (Not gated on the installation, so it runs wherever the suite would be skipped.)
+@Suite("Interop setup: what a failed sqlcipher3 install comes to")
+struct SetupPolicyTests {
+    /// pip 23's output with no index reachable.
+    static let offline = """
+        WARNING: Retrying (Retry(total=0, connect=None, read=None, redirect=None, status=None)) after connection \
+        broken by 'NewConnectionError('<pip._vendor.urllib3.connection.HTTPConnection object at 0x7f44>: Failed \
+        to establish a new connection: [Errno 111] Connection refused')': /simple/sqlcipher3/
+        ERROR: Could not find a version that satisfies the requirement sqlcipher3==0.6.4 (from versions: none)
+        ERROR: No matching distribution found for sqlcipher3==0.6.4
+        """
+    /// An index answered, but has no wheel of that version for this Python.
+    static let noWheel = """
+        ERROR: Could not find a version that satisfies the requirement sqlcipher3==0.6.4 (from versions: 0.4.5, 0.5.0)
+        ERROR: No matching distribution found for sqlcipher3==0.6.4
+        """
+    /// The resolver found versions but no consistent set.
+    static let resolver = """
+        ERROR: Cannot install sqlcipher3==0.6.4 because these package versions have conflicting dependencies.
+        ERROR: ResolutionImpossible: for help visit https://pip.pypa.io/en/latest/topics/dependency-resolution/
+        """
+
+    static func skips(_ output: String, _ environment: [String: String] = [:]) -> Bool {
+        if case .cannotInstall = PythonSide.installFailed("pip failed", output: output, environment: environment) {
+            return true
+        }
+        return false
+    }
+
+    @Test("only an unreachable index skips; a missing wheel or a resolver error fails")
+    func onlyOfflineSkips() {
+        #expect(Self.skips(Self.offline))
+        #expect(!Self.skips(Self.noWheel))
+        #expect(!Self.skips(Self.resolver))
+        // An index that answered with no such package at all is not "offline" either.
+        #expect(!Self.skips("ERROR: Could not find a version that satisfies the requirement x (from versions: none)"))
+    }
+
+    @Test("under CI=true an offline skip fails unless the offline switch is set")
+    func ciSkipNeedsTheSwitch() {
+        #expect(!Self.skips(Self.offline, ["CI": "true"]))
+        #expect(Self.skips(Self.offline, ["CI": "true", PythonSide.offlineSwitch: "1"]))
+        #expect(Self.skips(Self.offline, ["CI": "false"]))
+    }
+}
