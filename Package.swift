@@ -38,7 +38,8 @@ let package = Package(
         // Depends on ReliabilityHelper so that SwiftPM builds it next to the test bundle.
         .testTarget(name: "SQLCipherKitTests",
                     dependencies: ["SQLCipherKit", "ReliabilityHelper", "ReliabilitySupport", "ProcessTestSupport"]),
-        .testTarget(name: "BuildPipelineTests", dependencies: ["ProcessTestSupport"]),
+        // python/ holds the SBOM validator the tests run in a virtual environment of their own.
+        .testTarget(name: "BuildPipelineTests", dependencies: ["ProcessTestSupport"], exclude: ["python"]),
         // Spawns the built sqlcipherkit executable (the dependency makes SwiftPM build it first).
         .testTarget(name: "CLITests", dependencies: ["SQLCipherKitCLI", "ProcessTestSupport"]),
         // Running child processes, temporary folders and the pin (Vendor/build/pin.json), for the test targets.

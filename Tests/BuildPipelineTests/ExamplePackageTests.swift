@@ -48,7 +48,7 @@ struct ExamplePackageTests {
                                              "experimental-audit-binary-artifact", Self.bundle])
         #expect(audit.status == 0 && audit.output.contains("Artifact is safe to use"), "\(audit)")
         // Only the SQLite API is global: libcrypto's symbols inside are local and cannot clash with an app's.
-        let exported = try shell(#"nm -g --defined-only "$1"/SQLCipherEngine/*/libsqlcipher.a | awk 'NF == 3 && $3 !~ /^sqlite3_/' | wc -l"#,
+        let exported = try shell(#"nm -g --defined-only "$1"/SQLCipherEngine/*/libsqlcipher.a | awk 'NF == 3 && $3 !~ /^(sqlite3|sqlcipherkit)_/' | wc -l"#,
                                  Self.bundle)
         #expect(exported.output.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "\(exported)")
     }
