@@ -258,7 +258,7 @@ struct SQLPromisesTests {
         /// began; SQLite's temporary folders), or held open by this process (SQLite unlinks its temporary files at once).
         func scan() throws -> [String] {
             var found = Set<String>()
-            for (name, contents) in AtRestTests.files(under: folder.url.path, openIn: getpid())
+            for (name, contents) in try AtRestTests.files(under: folder.url.path, openIn: getpid())
             where data(contents, contains: marker) {
                 found.insert(name)
             }
