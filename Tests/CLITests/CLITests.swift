@@ -232,6 +232,7 @@ struct CLITests {
         #expect(migrate.status == 0, "\(migrate)")
         let after = try cli(["info", db, "--key-env", "K"], environment: ["K": "testkey"])
         #expect(after.stdout.contains("format: 4"), "\(after)")
+        #expect(after.stdout.contains("cipher_status: 1"), "info prints SQLCipher's word that it encrypts: \(after)")
         let count = try cli(["query", db, "SELECT count(*) FROM t1", "--key-env", "K", "--format", "json"],
                             environment: ["K": "testkey"])
         #expect(count.stdout == "[{\"count(*)\":78536}]\n", "\(count)")

@@ -32,4 +32,22 @@ struct EngineTests {
         let database = try Database(path: ":memory:", key: .passphrase("k"))
         #expect(try Engine.requireSQLCipher(database) == (try Pin.current.get()).cipherVersion)
     }
+
+    /// SQLCipher's own word (PRAGMA cipher_status, 4.12+) that a connection encrypts, which every encrypted
+    /// open requires. That an open refuses an engine that cannot confirm it is shown on SQLCipher 4.6.1 (the
+    /// note of the bump to the current pin): the build's verification stopped with this error.
+    @Test("cipher_status: 1 on a keyed connection, 0 on a plaintext one, per attached schema too")
+    func cipherStatusPerConnection() throws {
+        let folder = try TemporaryDirectory()
+        let encrypted = try Database(path: folder.path("e.db"), key: .passphrase("k"))
+        defer { encrypted.close() }
+        #expect(try encrypted.cipherStatus())
+        let plain = try Database(unencryptedPath: folder.path("p.db"))
+        defer { plain.close() }
+        #expect(try plain.cipherStatus() == false)
+        try encrypted.attach(folder.path("other.db"), as: "other", key: .passphrase("k2"))
+        #expect(try encrypted.cipherStatus(schema: "other"))
+        try plain.attachUnencrypted(folder.path("plain-other.db"), as: "other")
+        #expect(try plain.cipherStatus(schema: "other") == false)
+    }
 }
