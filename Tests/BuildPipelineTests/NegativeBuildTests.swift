@@ -63,6 +63,13 @@ struct NegativeBuildTests {
                     pragma[0] = sqlite3_mprintf("4.0.0 pretend");
                     return SQLITE_OK;
                 }
+                // It lies about PRAGMA cipher_status too (SQLCipher's word that the connection encrypts), so the
+                // opens pass every check and only the bytes on disk can tell.
+                if (op == SQLITE_FCNTL_PRAGMA && getenv("PRETEND_SQLCIPHER")
+                    && sqlite3_stricmp(pragma[1], "cipher_status") == 0) {
+                    pragma[0] = sqlite3_mprintf("1");
+                    return SQLITE_OK;
+                }
                 return real_methods->xFileControl(file, op, argument);
             }
 

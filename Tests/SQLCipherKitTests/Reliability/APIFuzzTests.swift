@@ -291,7 +291,8 @@ struct FuzzStatements {
         }
         // Kinds that random SQL on an open, sound connection has no business producing.
         // (.misuse only from the SQL guard: a key pragma or temp_store = FILE the soup happened to spell.)
-        let guarded = error.kind == .misuse && error.message.contains("SQLCipherKit refuses")
+        // Every refusal of the guard (Database+SQLGuard.swift) says "… is refused …" and names the typed API.
+        let guarded = error.kind == .misuse && error.message.contains(" is refused")
         if [.wrongKeyOrNotADatabase, .notSQLCipher, .cannotOpen, .ioError, .misuse].contains(error.kind) && !guarded {
             problems.append("unexpected \(error.kind): \(error) in \(sql.debugDescription.prefix(200))")
         }
