@@ -790,12 +790,13 @@ main() {
     check_prerequisites "$test_tools"
     phase "source: SQLCipher $PIN_VERSION ($PIN_TARBALL)"
     obtain_source "$source_file"
-    write_pin_json
     if [ "$command" = fetch ]; then
         phase_end
         echo "$TARBALL"
         return
     fi
+    # Not for 'fetch' alone: it may fetch into another cache (the tests do), and pin.json names the build's.
+    write_pin_json
     phase "amalgamation (tclsh)"
     generate_amalgamation
     phase "engine: libsqlcipher.a"
