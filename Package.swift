@@ -40,7 +40,7 @@ let package = Package(
                     dependencies: ["SQLCipherKit", "ReliabilityHelper", "ReliabilitySupport", "ProcessTestSupport"]),
         .testTarget(name: "BuildPipelineTests", dependencies: ["ProcessTestSupport"]),
         // Spawns the built sqlcipherkit executable (the dependency makes SwiftPM build it first).
-        .testTarget(name: "CLITests", dependencies: ["SQLCipherKitCLI", "ProcessTestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["SQLCipherKit", "SQLCipherKitCLI", "ProcessTestSupport"]),
         // Running child processes, temporary folders and the pin (Vendor/build/pin.json), for the test targets.
         .target(name: "ProcessTestSupport", path: "Tests/ProcessTestSupport"),
         // Files exchanged with an independently built SQLCipher (the sqlcipher3 wheel in a virtual environment
