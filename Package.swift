@@ -35,9 +35,11 @@ let package = Package(
         // What the helper and the tests share (the seeded generator, the crash workload and its checker); not a
         // product.
         .target(name: "ReliabilitySupport", dependencies: ["SQLCipherKit"]),
-        // Depends on ReliabilityHelper so that SwiftPM builds it next to the test bundle.
+        // Depends on ReliabilityHelper and SQLCipherKitCLI so that SwiftPM builds both next to the test bundle
+        // (the multi-process test runs them side by side).
         .testTarget(name: "SQLCipherKitTests",
-                    dependencies: ["SQLCipherKit", "ReliabilityHelper", "ReliabilitySupport", "ProcessTestSupport"]),
+                    dependencies: ["SQLCipherKit", "ReliabilityHelper", "ReliabilitySupport", "ProcessTestSupport",
+                                   "SQLCipherKitCLI"]),
         .testTarget(name: "BuildPipelineTests", dependencies: ["ProcessTestSupport"]),
         // Spawns the built sqlcipherkit executable (the dependency makes SwiftPM build it first).
         .testTarget(name: "CLITests", dependencies: ["SQLCipherKit", "SQLCipherKitCLI", "ProcessTestSupport"]),
