@@ -35,13 +35,15 @@ let package = Package(
         // What the helper and the tests share (the seeded generator, the crash workload and its checker); not a
         // product.
         .target(name: "ReliabilitySupport", dependencies: ["SQLCipherKit"]),
-        // Depends on ReliabilityHelper so that SwiftPM builds it next to the test bundle.
+        // Depends on ReliabilityHelper and SQLCipherKitCLI so that SwiftPM builds both next to the test bundle
+        // (the multi-process test runs them side by side).
         .testTarget(name: "SQLCipherKitTests",
-                    dependencies: ["SQLCipherKit", "ReliabilityHelper", "ReliabilitySupport", "ProcessTestSupport"]),
+                    dependencies: ["SQLCipherKit", "ReliabilityHelper", "ReliabilitySupport", "ProcessTestSupport",
+                                   "SQLCipherKitCLI"]),
         // python/ holds the SBOM validator the tests run in a virtual environment of their own.
         .testTarget(name: "BuildPipelineTests", dependencies: ["ProcessTestSupport"], exclude: ["python"]),
         // Spawns the built sqlcipherkit executable (the dependency makes SwiftPM build it first).
-        .testTarget(name: "CLITests", dependencies: ["SQLCipherKitCLI", "ProcessTestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["SQLCipherKit", "SQLCipherKitCLI", "ProcessTestSupport"]),
         // Running child processes, temporary folders and the pin (Vendor/build/pin.json), for the test targets.
         .target(name: "ProcessTestSupport", path: "Tests/ProcessTestSupport"),
         // Files exchanged with an independently built SQLCipher (the sqlcipher3 wheel in a virtual environment

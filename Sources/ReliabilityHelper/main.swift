@@ -9,7 +9,7 @@ import Glibc
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
-    fail(usage: "usage: ReliabilityHelper write|rekey|disk-full|at-rest|memory-scan ARGUMENTS")
+    fail(usage: "usage: ReliabilityHelper write|rekey|disk-full|at-rest|memory-scan|concurrent-writer ARGUMENTS")
 }
 let rest = Array(arguments.dropFirst())
 
@@ -19,5 +19,6 @@ case "rekey": RekeyRun.run(rest)
 case "disk-full": DiskFull.run(rest)
 case "at-rest": AtRest.run(rest)
 case "memory-scan": MemoryScan.run(rest)
+case "concurrent-writer": ConcurrentWriter.run(rest)
 default: fail(usage: "unknown subcommand \(command)")
 }

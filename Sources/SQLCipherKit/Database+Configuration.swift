@@ -15,6 +15,12 @@ extension Database {
         ///   removes the guard against writing plaintext with a plain SQLite.
         public var verifiesCipherEngine: Bool
 
+        /// Set by the library's own inspections (``Database/checkIntegrity(path:key:cipher:)``,
+        /// ``Database/inspect(path:key:cipher:)``, ``Database/detectFormat(path:key:)``), which run only the
+        /// library's SQL: with ``OpenMode/readOnly``, the connection leaves the folder as it found it (see
+        /// `Database.inspectionFlags(path:)`).
+        var leavesFolderAsFound = false
+
         /// A configuration; the defaults open read-write, creating the file, with SQLCipher 4 settings.
         public init(mode: OpenMode = .readWriteCreate, cipher: CipherSettings = CipherSettings(),
                     busyTimeout: Duration = .seconds(5), verifiesCipherEngine: Bool = true) {
@@ -22,6 +28,13 @@ extension Database {
             self.cipher = cipher
             self.busyTimeout = busyTimeout
             self.verifiesCipherEngine = verifiesCipherEngine
+        }
+
+        /// A read-only configuration for the library's own inspections, which leave the folder as they found it.
+        static func inspection(cipher: CipherSettings = CipherSettings()) -> Configuration {
+            var configuration = Configuration(mode: .readOnly, cipher: cipher)
+            configuration.leavesFolderAsFound = true
+            return configuration
         }
     }
 }

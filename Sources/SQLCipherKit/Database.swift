@@ -108,7 +108,9 @@ public final class Database {
         if isFile && !existedBefore && configuration.mode != .readWriteCreate {
             throw .api(.cannotOpen, "no such file", path: path)
         }
-        let handle = try Database.openHandle(path: path, mode: configuration.mode)
+        let inspecting = configuration.leavesFolderAsFound && configuration.mode == .readOnly && existedBefore
+        let flags = inspecting ? Database.inspectionFlags(path: path) : configuration.mode.flags
+        let handle = try Database.openHandle(path: path, flags: flags)
         self.handle = handle
         // Before the first read, so that the pre-flight read waits for another connection's lock too.
         sqlite3_busy_timeout(handle, Int32(clamping: configuration.busyTimeout.milliseconds))
@@ -119,6 +121,10 @@ public final class Database {
             }
             try installSQLGuard(encrypted: key != nil)
             try trusted { () throws(SQLCipherError) in
+                if inspecting {
+                    // Before the first read of the file: no statement on this connection may write.
+                    try execute("PRAGMA query_only = ON")
+                }
                 for pragma in configuration.cipher.pragmas(schema: "main") {
                     try execute(pragma)
                 }
@@ -150,8 +156,8 @@ public final class Database {
     private func readSchemaOnce() throws(SQLCipherError) {
         do {
             try execute("SELECT count(*) FROM sqlite_schema")
-        } catch where error.kind == .wrongKeyOrNotADatabase {
-            // The SQL is ours, not the caller's: leave it out of the error.
+        } catch where error.kind == .wrongKeyOrNotADatabase || error.kind == .corrupt {
+            // The SQL is ours, not the caller's: leave it out of the error (a truncated file fails here).
             throw SQLCipherError(kind: error.kind, resultCode: error.resultCode,
                                  extendedResultCode: error.extendedResultCode, message: error.message, path: path)
         } catch where error.kind == .sqlite {
@@ -208,9 +214,9 @@ public final class Database {
         return handle
     }
 
-    private static func openHandle(path: String, mode: OpenMode) throws(SQLCipherError) -> OpaquePointer {
+    private static func openHandle(path: String, flags modeFlags: Int32) throws(SQLCipherError) -> OpaquePointer {
         var db: OpaquePointer?
-        let flags = mode.flags | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_FULLMUTEX
+        let flags = modeFlags | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_FULLMUTEX
         let code = sqlite3_open_v2(path, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -220,6 +226,26 @@ public final class Database {
         }
         sqlite3_extended_result_codes(db, 1)
         return db
+    }
+
+    /// The open flags of a read-only inspection of the existing file at `path` that leaves the folder as it
+    /// found it.
+    ///
+    /// A `SQLITE_OPEN_READONLY` connection to a WAL database creates `-wal` and `-shm` when they are missing
+    /// and cannot remove them at close: SQLite removes them only from a connection that can take the
+    /// file's exclusive lock, which needs write access. So when none of the side files exists (no other
+    /// connection has the database open in WAL mode, and there is no crash to recover) and the file and its
+    /// folder are writable, the inspection opens read-write, without `SQLITE_OPEN_CREATE`, and sets
+    /// `PRAGMA query_only` before its first read: no statement can write, and at close SQLite's own protocol
+    /// removes the `-wal` and `-shm` this connection created, unless another connection has opened the
+    /// database meanwhile (then they are that connection's, and its last close removes them). Otherwise the
+    /// files it finds belong to someone else (a writer, or a crash to recover): it opens read-only and
+    /// touches none of them.
+    static func inspectionFlags(path: String) -> Int32 {
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
+        let sideFiles = ["-wal", "-shm", "-journal"].contains { access(path + $0, F_OK) == 0 }
+        guard !sideFiles, access(path, W_OK) == 0, access(folder, W_OK) == 0 else { return SQLITE_OPEN_READONLY }
+        return SQLITE_OPEN_READWRITE
     }
 
     /// Hands the key to SQLCipher for `schema` through `sqlite3_key_v2`: the key never appears in SQL text.

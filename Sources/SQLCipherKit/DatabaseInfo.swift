@@ -26,7 +26,8 @@ public struct DatabaseInfo: Sendable, Equatable {
 
 extension Database {
     /// Inspects the database file at `path`: its format (detected when `cipher` is empty), cipher settings, page
-    /// size and count. Opens read-only; nothing is written.
+    /// size and count. Opens read-only; nothing is written, and the folder is left as it was found (see
+    /// ``checkIntegrity(path:key:cipher:)``).
     ///
     /// - Parameters:
     ///   - key: The key, or nil for a file expected to be plain SQLite.
@@ -43,11 +44,11 @@ extension Database {
             format = cipher.isDefault ? try detectFormat(path: path, key: key) : .sqlcipher(version: cipher.compatibility ?? 4)
             let settings = cipher.isDefault ? (format.cipherSettings ?? CipherSettings()) : cipher
             database = format == .plaintext
-                ? try Database(unencryptedPath: path, configuration: .init(mode: .readOnly))
-                : try Database(path: path, key: key, configuration: .init(mode: .readOnly, cipher: settings))
+                ? try Database(unencryptedPath: path, configuration: .inspection())
+                : try Database(path: path, key: key, configuration: .inspection(cipher: settings))
         } else {
             format = .plaintext
-            database = try Database(unencryptedPath: path, configuration: .init(mode: .readOnly))
+            database = try Database(unencryptedPath: path, configuration: .inspection())
         }
         defer { database.close() }
         let settings = format == .plaintext ? nil : try database.cipherSettings()

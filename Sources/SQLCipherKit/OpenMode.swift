@@ -3,6 +3,11 @@ import CSQLCipher
 /// How ``Database`` opens its file.
 public enum OpenMode: Sendable, Equatable {
     /// Read only: nothing is written, and a missing file is an error (none is created).
+    ///
+    /// As with any SQLite read-only connection, opening a WAL database whose `-wal` and `-shm` are missing
+    /// creates them (empty), and the connection cannot remove them at close. To check or inspect a file and
+    /// leave its folder as it was, use ``Database/checkIntegrity(path:key:cipher:)`` or
+    /// ``Database/inspect(path:key:cipher:)``.
     case readOnly
     /// Read and write an existing file; a missing file is an error (none is created).
     case readWrite

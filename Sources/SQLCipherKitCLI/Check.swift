@@ -20,17 +20,12 @@ struct Check: ParsableCommand {
     func run() throws {
         try reportingFailures {
             try requireDatabaseFile(database)
-            let db = try Database(path: database, key: key.source.key(prompt: "Key for \(database): "),
-                                  configuration: .init(mode: .readOnly, cipher: cipher.settings()))
-            var failures: [String] = []
-            for problem in try db.cipherIntegrityCheck() {
-                if problem.isFailure {
-                    failures.append(problem.message)
-                } else {
-                    print("note: \(problem.message)")
-                }
-            }
-            failures += try db.integrityCheck()
+            // The library's check leaves the folder as it found it (no -wal or -shm left behind).
+            let report = try Database.checkIntegrity(path: database,
+                                                     key: key.source.key(prompt: "Key for \(database): "),
+                                                     cipher: cipher.settings())
+            for note in report.notes { print("note: \(note)") }
+            let failures = report.failures
             guard failures.isEmpty else {
                 for failure in failures { print(failure) }
                 throw CommandFailure(message: "\(database) failed its integrity check (\(failures.count) "

@@ -92,6 +92,31 @@ struct CipherOperationTests {
         #expect(try check.scalar(Int.self, "SELECT count(*) FROM t") == 2, "a write was lost")
     }
 
+    @Test("checkIntegrity, inspect and detectFormat leave a WAL database's folder as they found it; their connection cannot write")
+    func inspectionsLeaveTheFolder() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("wal.db")
+        let key = try Self.rawKey
+        let writer = try Database(path: path, key: key)
+        try writer.setJournalMode(.wal)
+        try writer.execute("CREATE TABLE t(v TEXT); INSERT INTO t VALUES ('kept')")
+        writer.close()
+        let bytes = try contents(of: path)
+        try #require(try folder.fileNames() == ["wal.db"])
+        let report = try Database.checkIntegrity(path: path, key: key)
+        #expect(report.failures.isEmpty && report.notes.isEmpty, "\(report)")
+        #expect(try folder.fileNames() == ["wal.db"], "checkIntegrity left side files")
+        #expect(try Database.inspect(path: path, key: key).format == .sqlcipher(version: 4))
+        #expect(try folder.fileNames() == ["wal.db"], "inspect left side files")
+        // The inspection connection opens read-write here (so that SQLite removes its -wal and -shm at close),
+        // but query_only refuses every write.
+        let inspection = try Database(path: path, key: key, configuration: .inspection())
+        #expect(thrownError { try inspection.execute("INSERT INTO t VALUES ('written')") }?.kind == .readOnly)
+        inspection.close()
+        #expect(try folder.fileNames() == ["wal.db"])
+        #expect(try contents(of: path) == bytes, "an inspection wrote to the file")
+    }
+
     @Test("rekey inside a transaction is refused")
     func rekeyInTransaction() throws {
         let database = try Database(path: ":memory:", key: .passphrase("k"))
