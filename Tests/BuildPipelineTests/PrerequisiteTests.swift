@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("Prerequisites", .timeLimit(.minutes(2)))
+@Suite("Prerequisites", .timeLimit(.minutes(10)))
 struct PrerequisiteTests {
     @Test("a missing tcl stops the build naming the package when it may not install")
     func missingTclIsNamed() throws {

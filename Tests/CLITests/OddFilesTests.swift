@@ -4,7 +4,7 @@ import SQLCipherKit
 import Testing
 
 /// `sqlcipherkit` on files that are not ordinary databases, and the SQL guard through `query` (issue 15).
-@Suite("sqlcipherkit on odd files", .timeLimit(.minutes(2)))
+@Suite("sqlcipherkit on odd files", .timeLimit(.minutes(10)))
 struct OddFilesTests {
     static let environment = ["K": "odd-files-\(UUID().uuidString)"]
 

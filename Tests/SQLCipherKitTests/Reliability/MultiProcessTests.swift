@@ -23,7 +23,7 @@ struct MultiProcessTests {
     }
 
     @Test("4 API processes and 1 CLI process write one WAL database at once: all acknowledged, clean, no busy",
-          .timeLimit(.minutes(3)))
+          .timeLimit(.minutes(10)))
     func concurrentWriters() throws {
         let folder = try TemporaryDirectory()
         let path = folder.path("shared.db"), keyHex = randomKeyHex()
