@@ -65,7 +65,7 @@ struct NegativeBuildTests {
                 }
                 // It lies about PRAGMA cipher_status too (SQLCipher's word that the connection encrypts), so the
                 // opens pass every check and only the bytes on disk can tell.
-                if (op == SQLITE_FCNTL_PRAGMA && getenv("PRETEND_SQLCIPHER")
+                if (op == SQLITE_FCNTL_PRAGMA && getenv("PRETEND_SQLCIPHER") && !getenv("PRETEND_VERSION_ONLY")
                     && sqlite3_stricmp(pragma[1], "cipher_status") == 0) {
                     pragma[0] = sqlite3_mprintf("1");
                     return SQLITE_OK;
@@ -131,6 +131,22 @@ struct NegativeBuildTests {
                 }
             }
             print(proveWhilePretending())
+            // An engine that answers cipher_version but not cipher_status (SQLCipher before 4.12, or a liar that
+            // does not know the newer pragma): every encrypted open refuses it.
+            func openWithVersionOnly() -> String {
+                setenv("PRETEND_SQLCIPHER", "1", 1)
+                setenv("PRETEND_VERSION_ONLY", "1", 1)
+                defer { unsetenv("PRETEND_SQLCIPHER"); unsetenv("PRETEND_VERSION_ONLY") }
+                do throws(SQLCipherError) {
+                    let db = try Database(path: path + "-version-only", key: .passphrase("k"))
+                    db.close()
+                    return "FAIL: an open passed without cipher_status"
+                } catch {
+                    return error.kind == .notSQLCipher ? "ok: open without cipher_status throws notSQLCipher: \\(error.message)"
+                                                       : "FAIL: open without cipher_status threw \\(error)"
+                }
+            }
+            print(openWithVersionOnly())
             // The documented opt-out (tests only) opens anyway: and this engine writes plaintext.
             let db = try Database(path: path, key: .passphrase("k"),
                                   configuration: .init(verifiesCipherEngine: false))
@@ -155,6 +171,8 @@ struct NegativeBuildTests {
         #expect(result.output.contains("ok: proveEncryptionAtRest throws notSQLCipher: the database written to disk "
                                        + "is plaintext"), "\(result)")
         #expect(result.output.contains("SQLite format 3"), "the opt-out wrote with the plain engine: \(result)")
+        #expect(result.output.contains("ok: open without cipher_status throws notSQLCipher: the engine does not answer "
+                                       + "PRAGMA cipher_status"), "\(result)")
     }
 
     @Test("the merge refuses an engine without the codec")
