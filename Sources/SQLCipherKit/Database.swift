@@ -28,11 +28,16 @@ public final class Database {
     /// The configuration the connection was opened with.
     public let configuration: Database.Configuration
 
-    /// The open `sqlite3` handle; nil once closed.
+    /// The open `sqlite3` handle; nil once closed. Read on every step: not checked for exclusive access at run
+    /// time (a connection is confined to one thread at a time, and the checks cost more than the read).
+    @usableFromInline @exclusivity(unchecked)
     private(set) var handle: OpaquePointer?
 
     /// Interrupts this connection's running statement from any thread or task.
     public let interruptHandle: InterruptHandle
+
+    /// The statements ``cachedStatement(_:)`` prepared.
+    var statementCache = StatementCache()
 
     /// The number of savepoints opened by ``transaction(_:_:)`` and ``savepoint(_:)`` that are still open.
     var savepointDepth = 0
@@ -42,7 +47,14 @@ public final class Database {
 
     /// Set while an `async` job runs on this connection: true once its task is cancelled, so the next statement
     /// does not start.
-    var isCancelled: (() -> Bool)?
+    @exclusivity(unchecked)
+    var isCancelled: (() -> Bool)? {
+        didSet { checksCancellation = isCancelled != nil }
+    }
+
+    /// Whether ``isCancelled`` is set: what every step reads (a Bool, not a closure to copy and release).
+    @usableFromInline @exclusivity(unchecked)
+    private(set) var checksCancellation = false
 
     /// Throws ``SQLCipherError/Kind/interrupted`` when the task running on this connection was cancelled.
     func checkCancellation() throws(SQLCipherError) {
@@ -158,6 +170,7 @@ public final class Database {
     public func close() {
         guard let handle else { return }
         interruptHandle.invalidate()
+        statementCache.removeAll()
         // _v2 defers the close until outstanding statements are finalized, so this never fails with BUSY.
         sqlite3_close_v2(handle)
         self.handle = nil
@@ -174,7 +187,9 @@ public final class Database {
         try Database.requireNoNUL(sql, path: path)
         try checkCancellation()
         var message: UnsafeMutablePointer<CChar>?
-        let code = sqlite3_exec(db, sql, nil, nil, &message)
+        // withCString lends a native string's own NUL-terminated storage; the implicit conversion of a String
+        // argument copied it into a new array on every call.
+        let code = sql.withCString { sqlite3_exec(db, $0, nil, nil, &message) }
         defer { sqlite3_free(message) }
         guard code == SQLITE_OK else {
             throw SQLCipherError(code: code, connection: db, path: path, sql: sql,
@@ -185,7 +200,13 @@ public final class Database {
     /// Refuses SQL text holding a NUL character: SQLite reads SQL as a C string and would silently ignore
     /// everything after the NUL (a statement that is never run, with no error).
     static func requireNoNUL(_ sql: String, path: String) throws(SQLCipherError) {
-        guard !sql.utf8.contains(0) else {
+        // memchr over a native string's storage: `utf8.contains` walked it byte by byte through the generic
+        // Sequence path (about 27 instructions a byte, on every transaction's BEGIN and COMMIT).
+        let hasNUL = sql.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false
+        }
+            ?? sql.utf8.contains(0)
+        guard !hasNUL else {
             throw .api(.invalidArgument, "the SQL text contains a NUL character; bind such text as a parameter",
                        path: path)
         }

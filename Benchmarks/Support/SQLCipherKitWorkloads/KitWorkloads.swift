@@ -49,16 +49,18 @@ public enum Protection: String, CaseIterable, Sendable {
     }
 }
 
-/// The four workloads through SQLCipherKit's public API, written as its README and documentation show:
-/// a prepared ``Statement`` with ``Statement/execute(_:)`` and array arguments, ``Statement/step()`` and typed
-/// ``Statement/column(_:as:)`` reads, ``Database/transaction(_:_:)``.
+/// The four workloads through SQLCipherKit's public API, written as its README and documentation show first:
+/// a prepared ``Statement`` run with the row's values themselves (``Statement/execute(_:)-(repeat each V)``, bound
+/// straight from the caller's storage), ``Statement/step()`` with typed ``Statement/column(_:as:)`` reads and
+/// ``Statement/withUnsafeBytes(at:_:)`` for text and blobs read in place (as the C loops read them),
+/// ``Database/transaction(_:_:)``.
 public enum KitWorkloads {
     /// Workload 1.
     public static func bulkInsert(_ database: Database, _ rows: Rows) throws {
         let insert = try database.prepare(WorkloadSQL.insert)
         try database.transaction {
             for index in rows.ids.indices {
-                try insert.execute([rows.ids[index], rows.texts[index], rows.reals[index], rows.blobs[index]])
+                try insert.execute(rows.ids[index], rows.texts[index], rows.reals[index], rows.blobs[index])
             }
         }
     }
@@ -71,6 +73,46 @@ public enum KitWorkloads {
             sum += try scan.column(0, as: Double.self)
         }
         return sum
+    }
+
+    /// Workload 3.
+    public static func pointSelects(_ database: Database, _ rows: Rows) throws -> PointSelectChecksum {
+        let select = try database.prepare(WorkloadSQL.pointSelect)
+        var checksum = PointSelectChecksum()
+        for id in rows.selectIDs {
+            try select.bind(id)
+            guard try select.step() else { throw BenchmarkFailure("no row \(id)") }
+            checksum.rows += 1
+            checksum.textBytes += try select.withUnsafeBytes(at: 0) { $0.count }
+            checksum.realSum += try select.column(1, as: Double.self)
+            checksum.blobBytes += try select.withUnsafeBytes(at: 2) { $0.count }
+        }
+        return checksum
+    }
+
+    /// Workload 4.
+    public static func singleTransactions(_ database: Database, _ rows: Rows) throws {
+        let insert = try database.prepare(WorkloadSQL.insert)
+        for index in 0..<Rows.transactionCount {
+            try database.transaction {
+                try insert.execute(rows.ids[index], rows.texts[index], rows.reals[index], rows.blobs[index])
+            }
+        }
+    }
+}
+
+/// The same workloads through SQLCipherKit's convenient forms: an argument array per row
+/// (``StatementArguments``, an array of existentials), text and blobs read into `String` and `[UInt8]`. Profiled
+/// (WorkloadProfile, "array arguments" variants) to show what the fast path saves; not timed.
+public enum ConvenientKitWorkloads {
+    /// Workload 1.
+    public static func bulkInsert(_ database: Database, _ rows: Rows) throws {
+        let insert = try database.prepare(WorkloadSQL.insert)
+        try database.transaction {
+            for index in rows.ids.indices {
+                try insert.execute([rows.ids[index], rows.texts[index], rows.reals[index], rows.blobs[index]])
+            }
+        }
     }
 
     /// Workload 3.
@@ -124,8 +166,18 @@ public final class Variants {
         [kit(workload, .encrypted), kit(workload, .plain), raw(workload, .encrypted), raw(workload, .plain)]
     }
 
-    /// SQLCipherKit running `workload` with `protection`, named after the protection.
-    public func kit(_ workload: Workload, _ protection: Protection, name: String? = nil) -> Variant {
+    /// The standard variants and, for WorkloadProfile, SQLCipherKit through its convenient forms
+    /// (``ConvenientKitWorkloads``), named "<protection>, array arguments".
+    public func profiled(_ workload: Workload) -> [Variant] {
+        standard(workload) + [Protection.encrypted, .plain].map {
+            kit(workload, $0, name: "\($0.rawValue), array arguments", convenient: true)
+        }
+    }
+
+    /// SQLCipherKit running `workload` with `protection`, named after the protection; `convenient`: through
+    /// ``ConvenientKitWorkloads`` (the scan has no convenient form of its own).
+    public func kit(_ workload: Workload, _ protection: Protection, name: String? = nil,
+                    convenient: Bool = false) -> Variant {
         Variant(name ?? protection.rawValue) { [self] in
             // Generated (once) before anything is timed.
             let rows = rows
@@ -133,7 +185,10 @@ public final class Variants {
             case .bulkInsert:
                 let database = try protection.open(try freshFile("insert-\(protection).db"))
                 try database.execute(WorkloadSQL.createTable)
-                let elapsed = try SideBySide.time { try KitWorkloads.bulkInsert(database, rows) }
+                let elapsed = try SideBySide.time {
+                    try convenient ? ConvenientKitWorkloads.bulkInsert(database, rows)
+                        : KitWorkloads.bulkInsert(database, rows)
+                }
                 try Checks.rowCount(database.scalar(Int.self, "SELECT count(*) FROM item") ?? 0, Rows.count)
                 return elapsed
             case .fullScan:
@@ -145,14 +200,20 @@ public final class Variants {
             case .pointSelects:
                 let database = try protection.open(try readFixture(protection))
                 var checksum = PointSelectChecksum()
-                let elapsed = try SideBySide.time { checksum = try KitWorkloads.pointSelects(database, rows) }
+                let elapsed = try SideBySide.time {
+                    checksum = try convenient ? ConvenientKitWorkloads.pointSelects(database, rows)
+                        : KitWorkloads.pointSelects(database, rows)
+                }
                 try Checks.pointSelects(checksum, rows)
                 return elapsed
             case .transactions:
                 let database = try protection.open(try freshFile("transactions-\(protection).db"))
                 try database.execute(WorkloadSQL.walNormal)
                 try database.execute(WorkloadSQL.createTable)
-                let elapsed = try SideBySide.time { try KitWorkloads.singleTransactions(database, rows) }
+                let elapsed = try SideBySide.time {
+                    try convenient ? ConvenientKitWorkloads.singleTransactions(database, rows)
+                        : KitWorkloads.singleTransactions(database, rows)
+                }
                 try Checks.rowCount(database.scalar(Int.self, "SELECT count(*) FROM item") ?? 0, Rows.transactionCount)
                 return elapsed
             }
