@@ -240,7 +240,7 @@ public final class Statement {
     @inlinable
     public func bind<A: DatabaseValueConvertible>(_ a: A) throws(SQLCipherError) {
         try prepareToBind(count: 1)
-        try a.bind(to: StatementParameter(statement: self, index: 1))
+        try StatementParameter(statement: self, index: 1).bindValue(a)
     }
 
     /// Resets, binds the values to parameters 1 to 1, and steps until done (see ``execute(_:)-(repeat each V)``).
@@ -254,8 +254,8 @@ public final class Statement {
     @inlinable
     public func bind<A: DatabaseValueConvertible, B: DatabaseValueConvertible>(_ a: A, _ b: B) throws(SQLCipherError) {
         try prepareToBind(count: 2)
-        try a.bind(to: StatementParameter(statement: self, index: 1))
-        try b.bind(to: StatementParameter(statement: self, index: 2))
+        try StatementParameter(statement: self, index: 1).bindValue(a)
+        try StatementParameter(statement: self, index: 2).bindValue(b)
     }
 
     /// Resets, binds the values to parameters 1 to 2, and steps until done (see ``execute(_:)-(repeat each V)``).
@@ -269,9 +269,9 @@ public final class Statement {
     @inlinable
     public func bind<A: DatabaseValueConvertible, B: DatabaseValueConvertible, C: DatabaseValueConvertible>(_ a: A, _ b: B, _ c: C) throws(SQLCipherError) {
         try prepareToBind(count: 3)
-        try a.bind(to: StatementParameter(statement: self, index: 1))
-        try b.bind(to: StatementParameter(statement: self, index: 2))
-        try c.bind(to: StatementParameter(statement: self, index: 3))
+        try StatementParameter(statement: self, index: 1).bindValue(a)
+        try StatementParameter(statement: self, index: 2).bindValue(b)
+        try StatementParameter(statement: self, index: 3).bindValue(c)
     }
 
     /// Resets, binds the values to parameters 1 to 3, and steps until done (see ``execute(_:)-(repeat each V)``).
@@ -285,10 +285,10 @@ public final class Statement {
     @inlinable
     public func bind<A: DatabaseValueConvertible, B: DatabaseValueConvertible, C: DatabaseValueConvertible, D: DatabaseValueConvertible>(_ a: A, _ b: B, _ c: C, _ d: D) throws(SQLCipherError) {
         try prepareToBind(count: 4)
-        try a.bind(to: StatementParameter(statement: self, index: 1))
-        try b.bind(to: StatementParameter(statement: self, index: 2))
-        try c.bind(to: StatementParameter(statement: self, index: 3))
-        try d.bind(to: StatementParameter(statement: self, index: 4))
+        try StatementParameter(statement: self, index: 1).bindValue(a)
+        try StatementParameter(statement: self, index: 2).bindValue(b)
+        try StatementParameter(statement: self, index: 3).bindValue(c)
+        try StatementParameter(statement: self, index: 4).bindValue(d)
     }
 
     /// Resets, binds the values to parameters 1 to 4, and steps until done (see ``execute(_:)-(repeat each V)``).
@@ -302,11 +302,11 @@ public final class Statement {
     @inlinable
     public func bind<A: DatabaseValueConvertible, B: DatabaseValueConvertible, C: DatabaseValueConvertible, D: DatabaseValueConvertible, E: DatabaseValueConvertible>(_ a: A, _ b: B, _ c: C, _ d: D, _ e: E) throws(SQLCipherError) {
         try prepareToBind(count: 5)
-        try a.bind(to: StatementParameter(statement: self, index: 1))
-        try b.bind(to: StatementParameter(statement: self, index: 2))
-        try c.bind(to: StatementParameter(statement: self, index: 3))
-        try d.bind(to: StatementParameter(statement: self, index: 4))
-        try e.bind(to: StatementParameter(statement: self, index: 5))
+        try StatementParameter(statement: self, index: 1).bindValue(a)
+        try StatementParameter(statement: self, index: 2).bindValue(b)
+        try StatementParameter(statement: self, index: 3).bindValue(c)
+        try StatementParameter(statement: self, index: 4).bindValue(d)
+        try StatementParameter(statement: self, index: 5).bindValue(e)
     }
 
     /// Resets, binds the values to parameters 1 to 5, and steps until done (see ``execute(_:)-(repeat each V)``).
@@ -320,12 +320,12 @@ public final class Statement {
     @inlinable
     public func bind<A: DatabaseValueConvertible, B: DatabaseValueConvertible, C: DatabaseValueConvertible, D: DatabaseValueConvertible, E: DatabaseValueConvertible, F: DatabaseValueConvertible>(_ a: A, _ b: B, _ c: C, _ d: D, _ e: E, _ f: F) throws(SQLCipherError) {
         try prepareToBind(count: 6)
-        try a.bind(to: StatementParameter(statement: self, index: 1))
-        try b.bind(to: StatementParameter(statement: self, index: 2))
-        try c.bind(to: StatementParameter(statement: self, index: 3))
-        try d.bind(to: StatementParameter(statement: self, index: 4))
-        try e.bind(to: StatementParameter(statement: self, index: 5))
-        try f.bind(to: StatementParameter(statement: self, index: 6))
+        try StatementParameter(statement: self, index: 1).bindValue(a)
+        try StatementParameter(statement: self, index: 2).bindValue(b)
+        try StatementParameter(statement: self, index: 3).bindValue(c)
+        try StatementParameter(statement: self, index: 4).bindValue(d)
+        try StatementParameter(statement: self, index: 5).bindValue(e)
+        try StatementParameter(statement: self, index: 6).bindValue(f)
     }
 
     /// Resets, binds the values to parameters 1 to 6, and steps until done (see ``execute(_:)-(repeat each V)``).
@@ -339,13 +339,13 @@ public final class Statement {
     @inlinable
     public func bind<A: DatabaseValueConvertible, B: DatabaseValueConvertible, C: DatabaseValueConvertible, D: DatabaseValueConvertible, E: DatabaseValueConvertible, F: DatabaseValueConvertible, G: DatabaseValueConvertible>(_ a: A, _ b: B, _ c: C, _ d: D, _ e: E, _ f: F, _ g: G) throws(SQLCipherError) {
         try prepareToBind(count: 7)
-        try a.bind(to: StatementParameter(statement: self, index: 1))
-        try b.bind(to: StatementParameter(statement: self, index: 2))
-        try c.bind(to: StatementParameter(statement: self, index: 3))
-        try d.bind(to: StatementParameter(statement: self, index: 4))
-        try e.bind(to: StatementParameter(statement: self, index: 5))
-        try f.bind(to: StatementParameter(statement: self, index: 6))
-        try g.bind(to: StatementParameter(statement: self, index: 7))
+        try StatementParameter(statement: self, index: 1).bindValue(a)
+        try StatementParameter(statement: self, index: 2).bindValue(b)
+        try StatementParameter(statement: self, index: 3).bindValue(c)
+        try StatementParameter(statement: self, index: 4).bindValue(d)
+        try StatementParameter(statement: self, index: 5).bindValue(e)
+        try StatementParameter(statement: self, index: 6).bindValue(f)
+        try StatementParameter(statement: self, index: 7).bindValue(g)
     }
 
     /// Resets, binds the values to parameters 1 to 7, and steps until done (see ``execute(_:)-(repeat each V)``).
@@ -359,14 +359,14 @@ public final class Statement {
     @inlinable
     public func bind<A: DatabaseValueConvertible, B: DatabaseValueConvertible, C: DatabaseValueConvertible, D: DatabaseValueConvertible, E: DatabaseValueConvertible, F: DatabaseValueConvertible, G: DatabaseValueConvertible, H: DatabaseValueConvertible>(_ a: A, _ b: B, _ c: C, _ d: D, _ e: E, _ f: F, _ g: G, _ h: H) throws(SQLCipherError) {
         try prepareToBind(count: 8)
-        try a.bind(to: StatementParameter(statement: self, index: 1))
-        try b.bind(to: StatementParameter(statement: self, index: 2))
-        try c.bind(to: StatementParameter(statement: self, index: 3))
-        try d.bind(to: StatementParameter(statement: self, index: 4))
-        try e.bind(to: StatementParameter(statement: self, index: 5))
-        try f.bind(to: StatementParameter(statement: self, index: 6))
-        try g.bind(to: StatementParameter(statement: self, index: 7))
-        try h.bind(to: StatementParameter(statement: self, index: 8))
+        try StatementParameter(statement: self, index: 1).bindValue(a)
+        try StatementParameter(statement: self, index: 2).bindValue(b)
+        try StatementParameter(statement: self, index: 3).bindValue(c)
+        try StatementParameter(statement: self, index: 4).bindValue(d)
+        try StatementParameter(statement: self, index: 5).bindValue(e)
+        try StatementParameter(statement: self, index: 6).bindValue(f)
+        try StatementParameter(statement: self, index: 7).bindValue(g)
+        try StatementParameter(statement: self, index: 8).bindValue(h)
     }
 
     /// Resets, binds the values to parameters 1 to 8, and steps until done (see ``execute(_:)-(repeat each V)``).

@@ -110,6 +110,26 @@ public struct StatementParameter {
                             UInt64(bytes.count), StatementParameter.transient)
     }
 
+    /// Binds `value` through its ``DatabaseValueConvertible/bind(to:)``; the common types (Int64, Int, Double,
+    /// String, [UInt8]) directly. In a caller specialized for `T` the type test is decided at compile time and the
+    /// bind is inlined: a call through the conformance (its witness thunk) cost as much as binding an integer.
+    @inlinable @inline(__always)
+    func bindValue<T: DatabaseValueConvertible>(_ value: T) throws(SQLCipherError) {
+        if T.self == Int64.self {
+            try bind(integer: unsafeBitCast(value, to: Int64.self))
+        } else if T.self == Int.self {
+            try bind(integer: Int64(unsafeBitCast(value, to: Int.self)))
+        } else if T.self == Double.self {
+            try bind(real: unsafeBitCast(value, to: Double.self))
+        } else if T.self == String.self {
+            try bind(text: unsafeBitCast(value, to: String.self))
+        } else if T.self == [UInt8].self {
+            try check(unsafeBitCast(value, to: [UInt8].self).withUnsafeBytes { bindBlob($0) })
+        } else {
+            try value.bind(to: self)
+        }
+    }
+
     /// Binds `value`.
     public func bind(_ value: DatabaseValue) throws(SQLCipherError) {
         switch value {

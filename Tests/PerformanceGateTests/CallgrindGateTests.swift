@@ -9,9 +9,10 @@ import Testing
 /// regression test that cannot flake, not a timed one. BENCHMARKS.md has the full-size workloads.
 @Suite("Callgrind gate: SQLCipherKit / C in instructions", .serialized, .timeLimit(.minutes(20)))
 struct CallgrindGateTests {
-    /// The ratios this code reached (SQLCipherKit / C: 1.045 plain, 1.030 encrypted on this workload), plus a
-    /// margin of 0.02 for toolchain and engine updates. A per-row regression of about 30 instructions crosses it.
-    static let budget = (plain: 1.065, encrypted: 1.05)
+    /// The ratios this code reached (SQLCipherKit / C: 1.030 plain, 1.021 encrypted on this workload), plus a
+    /// margin of 0.02 for toolchain and engine updates. A regression of about 60 instructions per row (insert,
+    /// scan and select together) crosses it; the argument-array path gives 1.30 plain, 1.20 encrypted.
+    static let budget = (plain: 1.05, encrypted: 1.04)
 
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
