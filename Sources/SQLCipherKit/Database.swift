@@ -132,6 +132,12 @@ public final class Database {
                 if key != nil && configuration.verifiesCipherEngine {
                     try requireEncrypting()
                 }
+                // After the key is proven (the pragma reads page 1, where a wrong key would fail with our SQL).
+                if let bytes = configuration.pageCacheSize
+                    ?? (key != nil ? Configuration.defaultEncryptedPageCacheSize : nil) {
+                    // A negative cache_size is a size in KiB.
+                    try execute("PRAGMA main.cache_size = -\(max(1, bytes / 1024))")
+                }
             }
         } catch {
             close()

@@ -124,4 +124,19 @@ struct FastPathTests {
         #expect(thrownError { try first.execute(1) }?.kind == .misuse)
         #expect(thrownError { try database.cachedStatement(sql) }?.kind == .misuse)
     }
+
+    @Test("the page cache: 16 MiB by default for encrypted connections, SQLite's 2,000 KiB for plain, or as configured")
+    func pageCacheSize() throws {
+        let folder = try TemporaryDirectory()
+        let encrypted = try Database(path: folder.path("e.db"), key: .passphrase("k"))
+        #expect(try encrypted.textValue("PRAGMA cache_size") == "-16384")
+        let plain = try Database(unencryptedPath: folder.path("p.db"))
+        #expect(try plain.textValue("PRAGMA cache_size") == "-2000")
+        let configured = try Database(path: folder.path("c.db"), key: .passphrase("k"),
+                                      configuration: .init(pageCacheSize: 64 << 20))
+        #expect(try configured.textValue("PRAGMA cache_size") == "-65536")
+        #expect(CipherSettings.sha256.pragmas(schema: "main") == [
+            "PRAGMA \"main\".cipher_hmac_algorithm = HMAC_SHA256", "PRAGMA \"main\".cipher_kdf_algorithm = PBKDF2_HMAC_SHA256",
+        ])
+    }
 }

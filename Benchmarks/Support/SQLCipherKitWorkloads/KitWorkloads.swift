@@ -25,16 +25,27 @@ public enum Protection: String, CaseIterable, Sendable {
     case plain
     /// As ``encrypted``, with `cipher_memory_security = ON` (process-wide from then on).
     case memorySecurity
+    /// SQLCipher 4 with HMAC-SHA256 and PBKDF2-HMAC-SHA256 (`CipherSettings.sha256`), raw key.
+    case encryptedSHA256
 
-    /// Opens `path` through SQLCipherKit (untimed in every workload).
-    public func open(_ path: String) throws -> Database {
+    /// SQLite's default page cache, 2,000 KiB, which the C baseline also runs with: the standard workloads compare
+    /// the layers on the same cache (SQLCipherKit's default for encrypted connections is larger; see
+    /// ``Variants/pointSelectsWithCache(_:mebibytes:)``).
+    public static let sqliteDefaultCache = 2_000 * 1024
+
+    /// Opens `path` through SQLCipherKit (untimed in every workload) with a page cache of `cacheBytes`.
+    public func open(_ path: String, cacheBytes: Int = Protection.sqliteDefaultCache) throws -> Database {
+        var configuration = Database.Configuration(pageCacheSize: cacheBytes)
         switch self {
         case .encrypted:
-            return try Database(path: path, key: .rawKey(rawKeyBytes))
+            return try Database(path: path, key: .rawKey(rawKeyBytes), configuration: configuration)
         case .plain:
-            return try Database(unencryptedPath: path)
+            return try Database(unencryptedPath: path, configuration: configuration)
         case .memorySecurity:
-            let configuration = Database.Configuration(cipher: CipherSettings(memorySecurity: true))
+            configuration.cipher = CipherSettings(memorySecurity: true)
+            return try Database(path: path, key: .rawKey(rawKeyBytes), configuration: configuration)
+        case .encryptedSHA256:
+            configuration.cipher = .sha256
             return try Database(path: path, key: .rawKey(rawKeyBytes), configuration: configuration)
         }
     }
@@ -44,7 +55,8 @@ public enum Protection: String, CaseIterable, Sendable {
         switch self {
         case .encrypted: try RawConnection(rawC, path: path, keyMaterial: rawKeyMaterial)
         case .plain: try RawConnection(rawC, path: path, keyMaterial: nil)
-        case .memorySecurity: throw BenchmarkFailure("the C baseline does not run with memory security")
+        case .memorySecurity, .encryptedSHA256:
+            throw BenchmarkFailure("the C baseline runs with SQLCipher 4's defaults only")
         }
     }
 }
@@ -220,20 +232,34 @@ public final class Variants {
         }
     }
 
-    /// The page cache of ``pointSelectsWithLargeCache(_:)``: 32 MiB, more than the 13 MB database.
-    public static let largeCache = "PRAGMA cache_size = -32768"
+    /// The page-cache sizes of the curve, in MiB (the database is 13 MB).
+    public static let cacheSizes = [2, 8, 16, 32, 64]
 
-    /// Informational: workload 3 through SQLCipherKit with a page cache that holds the whole database, named
-    /// "<protection>, 32 MiB cache". SQLite's default cache (2,000 KiB) holds a sixth of it, so by default most
-    /// point selects read a page from the file, and an encrypted connection decrypts and authenticates it.
-    public func pointSelectsWithLargeCache(_ protection: Protection) -> Variant {
-        Variant("\(protection.rawValue), 32 MiB cache") { [self] in
+    /// Workload 3 through SQLCipherKit with a page cache of `mebibytes`, named "<protection>, <N> MiB". Each
+    /// measurement starts with the cache empty (a fresh connection).
+    public func pointSelectsWithCache(_ protection: Protection, mebibytes: Int) -> Variant {
+        Variant("\(protection.rawValue), \(mebibytes) MiB") { [self] in
             let rows = rows
-            let database = try protection.open(try readFixture(protection))
-            try database.execute(Variants.largeCache)
+            let database = try protection.open(try readFixture(protection), cacheBytes: mebibytes << 20)
             var checksum = PointSelectChecksum()
             let elapsed = try SideBySide.time { checksum = try KitWorkloads.pointSelects(database, rows) }
             try Checks.pointSelects(checksum, rows)
+            return elapsed
+        }
+    }
+
+    /// Workload 2 three times on one connection with a page cache of `mebibytes`, after one untimed scan that
+    /// fills it, named "<protection>, <N> MiB": a cache that holds the table serves the repeated scans.
+    public func repeatedScansWithCache(_ protection: Protection, mebibytes: Int) -> Variant {
+        Variant("\(protection.rawValue), \(mebibytes) MiB") { [self] in
+            let rows = rows
+            let database = try protection.open(try readFixture(protection), cacheBytes: mebibytes << 20)
+            try Checks.scanSum(try KitWorkloads.scanSum(database), rows)
+            var sums: [Double] = []
+            let elapsed = try SideBySide.time {
+                for _ in 0..<3 { sums.append(try KitWorkloads.scanSum(database)) }
+            }
+            for sum in sums { try Checks.scanSum(sum, rows) }
             return elapsed
         }
     }
