@@ -13,7 +13,8 @@ workloads=("$@")
 [ ${#workloads[@]} -gt 0 ] || workloads=(1 2 3 4)
 command -v valgrind >/dev/null || { echo "valgrind is missing: ./build-sqlcipher.sh --test-tools installs it" >&2; exit 1; }
 
-swift build -c release --package-path "$here" --product WorkloadProfile >/dev/null
+# PROFILE_NO_BUILD=1: use the WorkloadProfile already built (for example while run.sh holds the build folder).
+[ -n "${PROFILE_NO_BUILD:-}" ] || swift build -c release --package-path "$here" --product WorkloadProfile >/dev/null
 out="$here/.build/profile"
 rm -rf "$out"
 mkdir -p "$out"
