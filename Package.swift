@@ -44,6 +44,9 @@ let package = Package(
         .testTarget(name: "BuildPipelineTests", dependencies: ["ProcessTestSupport"], exclude: ["python"]),
         // Spawns the built sqlcipherkit executable (the dependency makes SwiftPM build it first).
         .testTarget(name: "CLITests", dependencies: ["SQLCipherKit", "SQLCipherKitCLI", "ProcessTestSupport"]),
+        // SQLCipherKit / C in instructions under callgrind (builds and runs Tests/CallgrindGate, a package of its
+        // own, in release mode).
+        .testTarget(name: "PerformanceGateTests", dependencies: ["ProcessTestSupport"]),
         // Running child processes, temporary folders and the pin (Vendor/build/pin.json), for the test targets.
         .target(name: "ProcessTestSupport", path: "Tests/ProcessTestSupport"),
         // Files exchanged with an independently built SQLCipher (the sqlcipher3 wheel in a virtual environment

@@ -45,7 +45,7 @@ Usage:
 
 Options:
   --source FILE   use this local tarball instead of the cache or the mirror (also: SQLCIPHER_TARBALL=FILE)
-  --test-tools    also install what the tests use (pkg-config, libsqlite3-dev; tcl-dev for SQLCipher's own suite)
+  --test-tools    also install what the tests use (pkg-config, libsqlite3-dev; tcl-dev for SQLCipher's own suite; valgrind for the callgrind gate)
 Environment: CC (C compiler, default cc), SQLCIPHERKIT_CACHE_DIR, SQLCIPHERKIT_BUILD_DIR, SQLCIPHERKIT_DIST_DIR,
   SQLCIPHERKIT_SOURCES (replaces the pin's PIN_SOURCES list, space-separated),
   SQLCIPHERKIT_RELEASE_ASSET_URL (the address the release package's release-asset/Package.swift names),
@@ -116,6 +116,8 @@ check_prerequisites() {
     if [ "$want_test_tools" = yes ]; then
         command -v pkg-config >/dev/null || missing+=(pkg-config)
         [ -e /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
+        # The callgrind gate (Tests/PerformanceGateTests) counts instructions under valgrind.
+        command -v valgrind >/dev/null || missing+=(valgrind)
         # tclConfig.sh: Tests/Upstream/run-upstream.sh builds SQLCipher's testfixture against Tcl.
         compgen -G '/usr/lib/tcl8*/tclConfig.sh' >/dev/null || compgen -G '/usr/lib/*/tcl8*/tclConfig.sh' >/dev/null \
             || missing+=(tcl-dev)

@@ -80,7 +80,8 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "Date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "Machine: $(uname -srm), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), $(free -g | awk '/Mem:/ {print $2}') GiB"
   echo "Swift: $(swift --version 2>/dev/null | head -1)"
-  echo "SQLCipherKit's engine: Vendor/build/lib/libsqlcipher.a (SQLCipher 4.6.1, SQLite 3.46.1; flags in Vendor/sqlcipher.pin)"
+  engine_versions=$(python3 -c 'import json, sys; pin = json.load(open(sys.argv[1])); print("SQLCipher %s, SQLite %s" % (pin.get("sqlcipherVersion", "?"), pin.get("sqliteVersion", "?")))' "$root/Vendor/build/pin.json" 2>/dev/null || echo "versions in Vendor/build/pin.json")
+  echo "SQLCipherKit's engine: Vendor/build/lib/libsqlcipher.a ($engine_versions; flags in Vendor/sqlcipher.pin)"
   echo "System SQLite (GRDB's engine): libsqlite3-0 $(dpkg-query -W -f '${Version}' libsqlite3-0 2>/dev/null || echo unknown)"
   echo "Database files: $(dirname "$(mktemp -u)") ($(df -T "$(dirname "$(mktemp -u)")" | awk 'NR==2 {print $2}'))"
   echo "Load average (1, 5, 15 min) before: $load_before; after: $load_after (the machine is shared: other work runs beside the benchmarks)"

@@ -29,10 +29,21 @@ let benchmarks: @Sendable () -> Void = {
     register("5 memory security", Workload.allCases.map { variants.kit($0, .memorySecurity, name: $0.rawValue) },
              rounds: max(3, SideBySide.rounds / 2))
 
-    // Informational: workload 3 again, with a page cache that holds the database (each measurement still starts
-    // with it empty: a fresh connection).
-    register("8 point selects, 32 MiB cache", [variants.pointSelectsWithLargeCache(.encrypted),
-                                               variants.pointSelectsWithLargeCache(.plain)])
+    // The page-cache curve: workload 3 (each measurement starting with the cache empty) and repeated scans, with
+    // caches of 2 to 64 MiB, encrypted and plain. Fewer rounds: each round runs 10 variants.
+    register("8 point selects by cache size", Variants.cacheSizes.flatMap { size in
+        [variants.pointSelectsWithCache(.encrypted, mebibytes: size), variants.pointSelectsWithCache(.plain, mebibytes: size)]
+    }, rounds: max(3, SideBySide.rounds / 2))
+    register("9 repeated scans by cache size", Variants.cacheSizes.flatMap { size in
+        [variants.repeatedScansWithCache(.encrypted, mebibytes: size),
+         variants.repeatedScansWithCache(.plain, mebibytes: size)]
+    }, rounds: max(3, SideBySide.rounds / 2))
+    // The SHA-256 cipher profile beside SQLCipher 4's default, on the read workloads.
+    for workload in [Workload.fullScan, .pointSelects] {
+        register("\(workload == .fullScan ? "10" : "11") \(workload.rawValue.dropFirst(2)), SHA-256 profile",
+                 [variants.kit(workload, .encrypted), variants.kit(workload, .encryptedSHA256, name: "encrypted, SHA-256"),
+                  variants.kit(workload, .plain)])
+    }
 
     let opening = OpeningVariants(scratch: process.scratch)
     register("6 open one connection", opening.oneConnection)

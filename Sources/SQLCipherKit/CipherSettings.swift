@@ -66,6 +66,22 @@ public struct CipherSettings: Sendable, Equatable {
     /// every connection once set.
     public var memorySecurity: Bool?
 
+    /// SQLCipher 4 with SHA-256 instead of SHA-512: pages authenticated with HMAC-SHA256 and passphrases derived
+    /// with PBKDF2-HMAC-SHA256 (256,000 iterations, AES-256-CBC and 4 KiB pages as by default).
+    ///
+    /// Faster where the CPU computes SHA-256 in hardware (x86 SHA extensions, ARMv8 crypto): the HMAC is most of
+    /// the cost of reading or writing an encrypted page (BENCHMARKS.md, "Cipher profiles"). Still 256-bit
+    /// authentication, as SQLCipher 4 supports it; but it is **not** SQLCipher 4's default format: every program
+    /// that opens the file must be given the same settings (`PRAGMA cipher_hmac_algorithm = HMAC_SHA256` and
+    /// `PRAGMA cipher_kdf_algorithm = PBKDF2_HMAC_SHA256` after the key, in the SQLCipher shell or another
+    /// binding). A program using the defaults gets ``SQLCipherError/Kind/wrongKeyOrNotADatabase``. Convert an
+    /// existing file with ``Database/export(to:key:cipher:replacing:progress:)``.
+    ///
+    /// ```swift
+    /// let db = try Database(path: path, key: key, configuration: .init(cipher: .sha256))
+    /// ```
+    public static let sha256 = CipherSettings(hmacAlgorithm: .sha256, kdfAlgorithm: .sha256)
+
     /// Settings; every nil keeps SQLCipher 4's default.
     public init(compatibility: Int? = nil, pageSize: Int? = nil, kdfIterations: Int? = nil, usesHMAC: Bool? = nil,
                 hmacAlgorithm: HMACAlgorithm? = nil, kdfAlgorithm: KDFAlgorithm? = nil,

@@ -14,6 +14,19 @@ extension Database {
         /// - Important: For tests only (for example, to exercise a stand-in engine). Turning it off in an app
         ///   removes the guard against writing plaintext with a plain SQLite.
         public var verifiesCipherEngine: Bool
+        /// The most memory, in bytes, the connection's page cache may hold (`PRAGMA cache_size`). Default (nil):
+        /// ``defaultEncryptedPageCacheSize`` (16 MiB) for an encrypted connection, SQLite's 2,000 KiB for a plain
+        /// one.
+        ///
+        /// An encrypted connection decrypts and authenticates every page it reads from the file, about 5 µs per
+        /// 4 KiB page with SQLCipher 4's defaults: a cache that holds the working set pays that once per page
+        /// instead of once per read. The cache fills only as pages are read, so the memory is spent only on
+        /// databases that large, up to this cap per connection (a ``DatabasePool`` of 1 writer and 7 readers: up
+        /// to 8 times it). BENCHMARKS.md, "Page cache size", has the measured curve this default comes from.
+        public var pageCacheSize: Int?
+
+        /// The page cache of an encrypted connection when ``pageCacheSize`` is nil: 16 MiB.
+        public static let defaultEncryptedPageCacheSize = 16 << 20
 
         /// Set by the library's own inspections (``Database/checkIntegrity(path:key:cipher:)``,
         /// ``Database/inspect(path:key:cipher:)``, ``Database/detectFormat(path:key:)``), which run only the
@@ -23,11 +36,13 @@ extension Database {
 
         /// A configuration; the defaults open read-write, creating the file, with SQLCipher 4 settings.
         public init(mode: OpenMode = .readWriteCreate, cipher: CipherSettings = CipherSettings(),
-                    busyTimeout: Duration = .seconds(5), verifiesCipherEngine: Bool = true) {
+                    busyTimeout: Duration = .seconds(5), verifiesCipherEngine: Bool = true,
+                    pageCacheSize: Int? = nil) {
             self.mode = mode
             self.cipher = cipher
             self.busyTimeout = busyTimeout
             self.verifiesCipherEngine = verifiesCipherEngine
+            self.pageCacheSize = pageCacheSize
         }
 
         /// A read-only configuration for the library's own inspections, which leave the folder as they found it.

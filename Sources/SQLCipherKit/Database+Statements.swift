@@ -6,6 +6,47 @@ extension Database {
         try Statement(database: self, sql: sql)
     }
 
+    /// The prepared statement for `sql` from this connection's statement cache, prepared on first use: the
+    /// way to run the same SQL many times.
+    ///
+    /// ```swift
+    /// for note in notes {
+    ///     try db.cachedStatement("INSERT INTO note(id, body) VALUES (?, ?)").execute(note.id, note.body)
+    /// }
+    /// ```
+    ///
+    /// The cache holds up to 64 statements; when it is full, the least recently used one that you do not hold is
+    /// finalized. Closing the connection finalizes them all (one you still hold then throws
+    /// ``SQLCipherError/Kind/misuse`` when used). The same SQL always gives the same statement: do not use it for
+    /// two things at once (for example, stepping it inside a loop over its own rows). ``prepare(_:)`` gives a
+    /// statement of your own.
+    public func cachedStatement(_ sql: String) throws(SQLCipherError) -> Statement {
+        _ = try openHandle()
+        return try statementCache.statement(for: sql) { (cached) throws(SQLCipherError) in
+            try Statement(database: self, sql: sql, cached: cached)
+        }
+    }
+
+    /// Runs one SQL statement with `values` bound to its parameters in order, through the statement cache
+    /// (``cachedStatement(_:)``): repeated SQL is prepared once, and the values are bound straight from their
+    /// storage.
+    ///
+    /// ```swift
+    /// try db.execute("INSERT INTO note(body, created) VALUES (?, ?)", body, Date())
+    /// ```
+    // Disfavored: an array literal (`execute(sql, [1, 2])`) stays ``StatementArguments``, never a `[UInt8]` blob.
+    @inlinable @_disfavoredOverload
+    public func execute<each V: DatabaseValueConvertible>(_ sql: String, _ values: repeat each V)
+        throws(SQLCipherError) {
+        try cachedStatement(sql).execute(repeat each values)
+    }
+
+    /// Runs one SQL statement with `values` bound to its parameters by position (an array literal).
+    @inlinable
+    public func execute(_ sql: String, _ values: [(any DatabaseValueConvertible)?]) throws(SQLCipherError) {
+        try execute(sql, StatementArguments(values))
+    }
+
     /// Runs one SQL statement with `arguments` bound to its parameters.
     ///
     /// ```swift

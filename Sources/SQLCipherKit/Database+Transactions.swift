@@ -7,6 +7,15 @@ extension Database {
         case immediate = "IMMEDIATE"
         /// Takes the write lock at once; in rollback-journal mode also keeps readers out.
         case exclusive = "EXCLUSIVE"
+
+        /// The statement that begins such a transaction (a constant: no string is built per transaction).
+        var beginSQL: String {
+            switch self {
+            case .deferred: "BEGIN DEFERRED TRANSACTION"
+            case .immediate: "BEGIN IMMEDIATE TRANSACTION"
+            case .exclusive: "BEGIN EXCLUSIVE TRANSACTION"
+            }
+        }
     }
 
     /// Runs `body` in a transaction: commits when it returns, rolls back when it throws, and rethrows.
@@ -25,7 +34,7 @@ extension Database {
         if isInTransaction {
             return try savepoint(body)
         }
-        try execute("BEGIN \(kind.rawValue) TRANSACTION")
+        try execute(kind.beginSQL)
         let result: Result
         do {
             result = try body()

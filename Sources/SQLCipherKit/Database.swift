@@ -28,11 +28,16 @@ public final class Database {
     /// The configuration the connection was opened with.
     public let configuration: Database.Configuration
 
-    /// The open `sqlite3` handle; nil once closed.
+    /// The open `sqlite3` handle; nil once closed. Read on every step: not checked for exclusive access at run
+    /// time (a connection is confined to one thread at a time, and the checks cost more than the read).
+    @usableFromInline @exclusivity(unchecked)
     private(set) var handle: OpaquePointer?
 
     /// Interrupts this connection's running statement from any thread or task.
     public let interruptHandle: InterruptHandle
+
+    /// The statements ``cachedStatement(_:)`` prepared.
+    var statementCache = StatementCache()
 
     /// The number of savepoints opened by ``transaction(_:_:)`` and ``savepoint(_:)`` that are still open.
     var savepointDepth = 0
@@ -45,7 +50,14 @@ public final class Database {
 
     /// Set while an `async` job runs on this connection: true once its task is cancelled, so the next statement
     /// does not start.
-    var isCancelled: (() -> Bool)?
+    @exclusivity(unchecked)
+    var isCancelled: (() -> Bool)? {
+        didSet { checksCancellation = isCancelled != nil }
+    }
+
+    /// Whether ``isCancelled`` is set: what every step reads (a Bool, not a closure to copy and release).
+    @usableFromInline @exclusivity(unchecked)
+    private(set) var checksCancellation = false
 
     /// Throws ``SQLCipherError/Kind/interrupted`` when the task running on this connection was cancelled.
     func checkCancellation() throws(SQLCipherError) {
@@ -137,6 +149,12 @@ public final class Database {
                 if key != nil && configuration.verifiesCipherEngine {
                     try requireEncrypting()
                 }
+                // After the key is proven (the pragma reads page 1, where a wrong key would fail with our SQL).
+                if let bytes = configuration.pageCacheSize
+                    ?? (key != nil ? Configuration.defaultEncryptedPageCacheSize : nil) {
+                    // A negative cache_size is a size in KiB.
+                    try execute("PRAGMA main.cache_size = -\(max(1, bytes / 1024))")
+                }
             }
         } catch {
             close()
@@ -175,6 +193,7 @@ public final class Database {
     public func close() {
         guard let handle else { return }
         interruptHandle.invalidate()
+        statementCache.removeAll()
         // _v2 defers the close until outstanding statements are finalized, so this never fails with BUSY.
         sqlite3_close_v2(handle)
         self.handle = nil
@@ -202,7 +221,13 @@ public final class Database {
     /// Refuses SQL text holding a NUL character: SQLite reads SQL as a C string and would silently ignore
     /// everything after the NUL (a statement that is never run, with no error).
     static func requireNoNUL(_ sql: String, path: String) throws(SQLCipherError) {
-        guard !sql.utf8.contains(0) else {
+        // memchr over a native string's storage: `utf8.contains` walked it byte by byte through the generic
+        // Sequence path (about 27 instructions a byte, on every transaction's BEGIN and COMMIT).
+        let hasNUL = sql.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false
+        }
+            ?? sql.utf8.contains(0)
+        guard !hasNUL else {
             throw .api(.invalidArgument, "the SQL text contains a NUL character; bind such text as a parameter",
                        path: path)
         }

@@ -11,6 +11,31 @@ public protocol DatabaseValueConvertible {
     /// The Swift value for a stored value, or nil when it does not convert (such as NULL, or text for an
     /// integer).
     static func fromDatabaseValue(_ value: DatabaseValue) -> Self?
+
+    /// Binds the value to a statement parameter straight from its storage.
+    ///
+    /// The default binds ``databaseValue``; the provided conformances bind without building a
+    /// ``DatabaseValue``. Implement it for a type of your own when binding it is on a hot path.
+    func bind(to parameter: StatementParameter) throws(SQLCipherError)
+
+    /// The Swift value for the column where SQLite holds it, or nil when it does not convert (the same
+    /// conversions as ``fromDatabaseValue(_:)``).
+    ///
+    /// The default reads ``StatementColumn/databaseValue`` and calls ``fromDatabaseValue(_:)``; the provided
+    /// conformances read without building a ``DatabaseValue``.
+    static func read(from column: StatementColumn) -> Self?
+}
+
+extension DatabaseValueConvertible {
+    /// Binds ``databaseValue``.
+    public func bind(to parameter: StatementParameter) throws(SQLCipherError) {
+        try parameter.bind(databaseValue)
+    }
+
+    /// ``fromDatabaseValue(_:)`` of the column's value.
+    public static func read(from column: StatementColumn) -> Self? {
+        fromDatabaseValue(column.databaseValue)
+    }
 }
 
 extension Int64: DatabaseValueConvertible {
@@ -24,6 +49,20 @@ extension Int64: DatabaseValueConvertible {
         default: nil
         }
     }
+    /// Binds the integer.
+    @inlinable
+    public func bind(to parameter: StatementParameter) throws(SQLCipherError) {
+        try parameter.bind(integer: self)
+    }
+    /// Integers; reals that are whole numbers in range.
+    @inlinable
+    public static func read(from column: StatementColumn) -> Int64? {
+        switch column.storageClass {
+        case .integer: column.integer
+        case .real: Int64(exactly: column.real)
+        default: nil
+        }
+    }
 }
 
 extension Int: DatabaseValueConvertible {
@@ -33,6 +72,16 @@ extension Int: DatabaseValueConvertible {
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Int? {
         Int64.fromDatabaseValue(value).flatMap { Int(exactly: $0) }
     }
+    /// Binds the integer.
+    @inlinable
+    public func bind(to parameter: StatementParameter) throws(SQLCipherError) {
+        try parameter.bind(integer: Int64(self))
+    }
+    /// As `Int64`, when it fits.
+    @inlinable
+    public static func read(from column: StatementColumn) -> Int? {
+        Int64.read(from: column).flatMap { Int(exactly: $0) }
+    }
 }
 
 extension Int32: DatabaseValueConvertible {
@@ -41,6 +90,15 @@ extension Int32: DatabaseValueConvertible {
     /// As `Int64`, when it fits.
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Int32? {
         Int64.fromDatabaseValue(value).flatMap { Int32(exactly: $0) }
+    }
+    /// Binds the integer.
+    @inlinable
+    public func bind(to parameter: StatementParameter) throws(SQLCipherError) {
+        try parameter.bind(integer: Int64(self))
+    }
+    /// As `Int64`, when it fits.
+    public static func read(from column: StatementColumn) -> Int32? {
+        Int64.read(from: column).flatMap { Int32(exactly: $0) }
     }
 }
 
@@ -52,6 +110,20 @@ extension Double: DatabaseValueConvertible {
         switch value {
         case .real(let real): real
         case .integer(let integer): Double(integer)
+        default: nil
+        }
+    }
+    /// Binds the real.
+    @inlinable
+    public func bind(to parameter: StatementParameter) throws(SQLCipherError) {
+        try parameter.bind(real: self)
+    }
+    /// Reals and integers.
+    @inlinable
+    public static func read(from column: StatementColumn) -> Double? {
+        switch column.storageClass {
+        case .real: column.real
+        case .integer: Double(column.integer)
         default: nil
         }
     }
@@ -68,6 +140,18 @@ extension Bool: DatabaseValueConvertible {
         default: nil
         }
     }
+    /// Binds 1 or 0.
+    public func bind(to parameter: StatementParameter) throws(SQLCipherError) {
+        try parameter.bind(integer: self ? 1 : 0)
+    }
+    /// Non-zero numbers are true.
+    public static func read(from column: StatementColumn) -> Bool? {
+        switch column.storageClass {
+        case .integer: column.integer != 0
+        case .real: column.real != 0
+        default: nil
+        }
+    }
 }
 
 extension String: DatabaseValueConvertible {
@@ -78,6 +162,19 @@ extension String: DatabaseValueConvertible {
         switch value {
         case .text(let text): text
         case .blob(let bytes): String(validating: bytes, as: UTF8.self)
+        default: nil
+        }
+    }
+    /// Binds the text from the string's own UTF-8 storage.
+    @inlinable
+    public func bind(to parameter: StatementParameter) throws(SQLCipherError) {
+        try parameter.bind(text: self)
+    }
+    /// Text, and blobs that are valid UTF-8.
+    public static func read(from column: StatementColumn) -> String? {
+        switch column.storageClass {
+        case .text: String(decoding: column.bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+        case .blob: String(validating: column.bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
         default: nil
         }
     }
@@ -94,6 +191,18 @@ extension Array: DatabaseValueConvertible where Element == UInt8 {
         default: nil
         }
     }
+    /// Binds the blob from the array's own storage.
+    @inlinable
+    public func bind(to parameter: StatementParameter) throws(SQLCipherError) {
+        try parameter.check(withUnsafeBytes { parameter.bindBlob($0) })
+    }
+    /// Blobs, and the UTF-8 bytes of text.
+    public static func read(from column: StatementColumn) -> [UInt8]? {
+        switch column.storageClass {
+        case .blob, .text: Array(column.bytes)
+        default: nil
+        }
+    }
 }
 
 extension Data: DatabaseValueConvertible {
@@ -102,6 +211,17 @@ extension Data: DatabaseValueConvertible {
     /// As `[UInt8]`.
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Data? {
         [UInt8].fromDatabaseValue(value).map { Data($0) }
+    }
+    /// Binds the blob from the data's own storage.
+    public func bind(to parameter: StatementParameter) throws(SQLCipherError) {
+        try parameter.check(withUnsafeBytes { parameter.bindBlob($0) })
+    }
+    /// Blobs, and the UTF-8 bytes of text.
+    public static func read(from column: StatementColumn) -> Data? {
+        switch column.storageClass {
+        case .blob, .text: Data(column.bytes)
+        default: nil
+        }
     }
 }
 
@@ -112,6 +232,16 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Wrapped?? {
         if case .null = value { return .some(nil) }
         return Wrapped.fromDatabaseValue(value).map { .some($0) }
+    }
+    /// Binds NULL for nil, else the wrapped value.
+    @inlinable
+    public func bind(to parameter: StatementParameter) throws(SQLCipherError) {
+        if let self { try self.bind(to: parameter) } else { try parameter.bindNull() }
+    }
+    /// nil for NULL (a successful conversion), else the wrapped type's conversion.
+    public static func read(from column: StatementColumn) -> Wrapped?? {
+        if column.storageClass == .null { return .some(nil) }
+        return Wrapped.read(from: column).map { .some($0) }
     }
 }
 

@@ -42,12 +42,15 @@ typealias Samples = [String: [String: [String: [Double]]]]
 let targets = ["SQLCipherKitBenchmarks", "GRDBBenchmarks"]
 let benchmarkNames = ["1 bulk insert", "2 full scan", "3 point selects", "4 single-row transactions",
                       "5 memory security", "6 open one connection", "7 open 8 connections",
-                      "8 point selects, 32 MiB cache"]
+                      "8 point selects by cache size", "9 repeated scans by cache size",
+                      "10 full scan, SHA-256 profile", "11 point selects, SHA-256 profile"]
+/// The page-cache sizes of benchmarks 8 and 9, in MiB (Variants.cacheSizes).
+let cacheSizes = [2, 8, 16, 32, 64]
 
 /// The variants' metric names (Support/SQLCipherKitWorkloads, GRDBBenchmarks).
 let metricNames = ["encrypted", "plain", "raw C encrypted", "raw C plain", "GRDB", "raw C system SQLite",
-                   "passphrase", "raw key", "per-connection KDF", "KDF once (pool)", "encrypted, 32 MiB cache",
-                   "plain, 32 MiB cache"] + benchmarkNames
+                   "passphrase", "raw key", "per-connection KDF", "KDF once (pool)", "encrypted, SHA-256"]
+    + cacheSizes.flatMap { ["encrypted, \($0) MiB", "plain, \($0) MiB"] } + benchmarkNames
 
 /// A benchmark name as package-benchmark 1.38.1 spells it in file names (`cleanupStringForShellSafety`).
 func shellSafe(_ text: String) -> String {
@@ -241,20 +244,48 @@ for (index, workload) in workloads.enumerated() {
                             atLeast: false))
 }
 
-let cached = "8 point selects, 32 MiB cache"
-let cachedRatio = ratio((kit, cached, "encrypted, 32 MiB cache"), (kit, cached, "plain, 32 MiB cache"))
+let selectsByCache = "8 point selects by cache size"
+let scansByCache = "9 repeated scans by cache size"
 report += """
 
-    ## Point selects with a page cache that holds the database (informational)
+    ## Page cache size
 
-    Workload 3 with `PRAGMA cache_size = -32768` (32 MiB; SQLite's default is 2,000 KiB, a sixth of the 13 MB
-    database). Each measurement still starts from an empty cache (a fresh connection).
+    `Database.Configuration.pageCacheSize` from 2 to 64 MiB (the database is 13 MB; SQLite's default is 2,000 KiB,
+    SQLCipherKit's default for encrypted connections 16 MiB). Point selects: workload 3, each measurement starting
+    with the cache empty (a fresh connection). Repeated scans: workload 2 three times on one connection after one
+    untimed scan. The tables above run every variant with SQLite's 2,000 KiB, as the C baseline does.
 
-    | encrypted (ms) | plain (ms) | encrypted / plain |
-    | ---: | ---: | ---: |
-    | \(milliseconds(medianOf(kit, cached, "encrypted, 32 MiB cache"))) | \(milliseconds(medianOf(kit, cached, "plain, 32 MiB cache"))) | \(cachedRatio.text) |
+    | cache | point selects encrypted (ms) | plain (ms) | encrypted / plain | 3 scans encrypted (ms) | plain (ms) | encrypted / plain |
+    | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 
     """
+for size in cacheSizes {
+    let encrypted = "encrypted, \(size) MiB", plain = "plain, \(size) MiB"
+    report += "| \(size) MiB | \(milliseconds(medianOf(kit, selectsByCache, encrypted))) "
+        + "| \(milliseconds(medianOf(kit, selectsByCache, plain))) "
+        + "| \(ratio((kit, selectsByCache, encrypted), (kit, selectsByCache, plain)).text) "
+        + "| \(milliseconds(medianOf(kit, scansByCache, encrypted))) | \(milliseconds(medianOf(kit, scansByCache, plain))) "
+        + "| \(ratio((kit, scansByCache, encrypted), (kit, scansByCache, plain)).text) |\n"
+}
+report += """
+
+    ## Cipher profiles
+
+    SQLCipher 4's default (HMAC-SHA512) beside `CipherSettings.sha256` (HMAC-SHA256, PBKDF2-HMAC-SHA256), raw keys,
+    SQLite's 2,000 KiB cache, side by side with plain in one process.
+
+    | Workload | encrypted, SHA-512 (ms) | encrypted, SHA-256 (ms) | plain (ms) | SHA-512 / plain | SHA-256 / plain |
+    | --- | ---: | ---: | ---: | ---: | ---: |
+
+    """
+for benchmark in ["10 full scan, SHA-256 profile", "11 point selects, SHA-256 profile"] {
+    report += "| \(benchmark.dropFirst(3).replacingOccurrences(of: ", SHA-256 profile", with: "")) "
+        + "| \(milliseconds(medianOf(kit, benchmark, "encrypted"))) "
+        + "| \(milliseconds(medianOf(kit, benchmark, "encrypted, SHA-256"))) "
+        + "| \(milliseconds(medianOf(kit, benchmark, "plain"))) "
+        + "| \(ratio((kit, benchmark, "encrypted"), (kit, benchmark, "plain")).text) "
+        + "| \(ratio((kit, benchmark, "encrypted, SHA-256"), (kit, benchmark, "plain")).text) |\n"
+}
 
 let open1 = "6 open one connection"
 let open8 = "7 open 8 connections"

@@ -25,16 +25,27 @@ public enum Protection: String, CaseIterable, Sendable {
     case plain
     /// As ``encrypted``, with `cipher_memory_security = ON` (process-wide from then on).
     case memorySecurity
+    /// SQLCipher 4 with HMAC-SHA256 and PBKDF2-HMAC-SHA256 (`CipherSettings.sha256`), raw key.
+    case encryptedSHA256
 
-    /// Opens `path` through SQLCipherKit (untimed in every workload).
-    public func open(_ path: String) throws -> Database {
+    /// SQLite's default page cache, 2,000 KiB, which the C baseline also runs with: the standard workloads compare
+    /// the layers on the same cache (SQLCipherKit's default for encrypted connections is larger; see
+    /// ``Variants/pointSelectsWithCache(_:mebibytes:)``).
+    public static let sqliteDefaultCache = 2_000 * 1024
+
+    /// Opens `path` through SQLCipherKit (untimed in every workload) with a page cache of `cacheBytes`.
+    public func open(_ path: String, cacheBytes: Int = Protection.sqliteDefaultCache) throws -> Database {
+        var configuration = Database.Configuration(pageCacheSize: cacheBytes)
         switch self {
         case .encrypted:
-            return try Database(path: path, key: .rawKey(rawKeyBytes))
+            return try Database(path: path, key: .rawKey(rawKeyBytes), configuration: configuration)
         case .plain:
-            return try Database(unencryptedPath: path)
+            return try Database(unencryptedPath: path, configuration: configuration)
         case .memorySecurity:
-            let configuration = Database.Configuration(cipher: CipherSettings(memorySecurity: true))
+            configuration.cipher = CipherSettings(memorySecurity: true)
+            return try Database(path: path, key: .rawKey(rawKeyBytes), configuration: configuration)
+        case .encryptedSHA256:
+            configuration.cipher = .sha256
             return try Database(path: path, key: .rawKey(rawKeyBytes), configuration: configuration)
         }
     }
@@ -44,21 +55,24 @@ public enum Protection: String, CaseIterable, Sendable {
         switch self {
         case .encrypted: try RawConnection(rawC, path: path, keyMaterial: rawKeyMaterial)
         case .plain: try RawConnection(rawC, path: path, keyMaterial: nil)
-        case .memorySecurity: throw BenchmarkFailure("the C baseline does not run with memory security")
+        case .memorySecurity, .encryptedSHA256:
+            throw BenchmarkFailure("the C baseline runs with SQLCipher 4's defaults only")
         }
     }
 }
 
-/// The four workloads through SQLCipherKit's public API, written as its README and documentation show:
-/// a prepared ``Statement`` with ``Statement/execute(_:)`` and array arguments, ``Statement/step()`` and typed
-/// ``Statement/column(_:as:)`` reads, ``Database/transaction(_:_:)``.
+/// The four workloads through SQLCipherKit's public API, written as its README and documentation show first:
+/// a prepared ``Statement`` run with the row's values themselves (``Statement/execute(_:)-(repeat each V)``, bound
+/// straight from the caller's storage), ``Statement/step()`` with typed ``Statement/column(_:as:)`` reads and
+/// ``Statement/withUnsafeBytes(at:_:)`` for text and blobs read in place (as the C loops read them),
+/// ``Database/transaction(_:_:)``.
 public enum KitWorkloads {
     /// Workload 1.
     public static func bulkInsert(_ database: Database, _ rows: Rows) throws {
         let insert = try database.prepare(WorkloadSQL.insert)
         try database.transaction {
             for index in rows.ids.indices {
-                try insert.execute([rows.ids[index], rows.texts[index], rows.reals[index], rows.blobs[index]])
+                try insert.execute(rows.ids[index], rows.texts[index], rows.reals[index], rows.blobs[index])
             }
         }
     }
@@ -71,6 +85,46 @@ public enum KitWorkloads {
             sum += try scan.column(0, as: Double.self)
         }
         return sum
+    }
+
+    /// Workload 3.
+    public static func pointSelects(_ database: Database, _ rows: Rows) throws -> PointSelectChecksum {
+        let select = try database.prepare(WorkloadSQL.pointSelect)
+        var checksum = PointSelectChecksum()
+        for id in rows.selectIDs {
+            try select.bind(id)
+            guard try select.step() else { throw BenchmarkFailure("no row \(id)") }
+            checksum.rows += 1
+            checksum.textBytes += try select.withUnsafeBytes(at: 0) { $0.count }
+            checksum.realSum += try select.column(1, as: Double.self)
+            checksum.blobBytes += try select.withUnsafeBytes(at: 2) { $0.count }
+        }
+        return checksum
+    }
+
+    /// Workload 4.
+    public static func singleTransactions(_ database: Database, _ rows: Rows) throws {
+        let insert = try database.prepare(WorkloadSQL.insert)
+        for index in 0..<Rows.transactionCount {
+            try database.transaction {
+                try insert.execute(rows.ids[index], rows.texts[index], rows.reals[index], rows.blobs[index])
+            }
+        }
+    }
+}
+
+/// The same workloads through SQLCipherKit's convenient forms: an argument array per row
+/// (``StatementArguments``, an array of existentials), text and blobs read into `String` and `[UInt8]`. Profiled
+/// (WorkloadProfile, "array arguments" variants) to show what the fast path saves; not timed.
+public enum ConvenientKitWorkloads {
+    /// Workload 1.
+    public static func bulkInsert(_ database: Database, _ rows: Rows) throws {
+        let insert = try database.prepare(WorkloadSQL.insert)
+        try database.transaction {
+            for index in rows.ids.indices {
+                try insert.execute([rows.ids[index], rows.texts[index], rows.reals[index], rows.blobs[index]])
+            }
+        }
     }
 
     /// Workload 3.
@@ -124,8 +178,18 @@ public final class Variants {
         [kit(workload, .encrypted), kit(workload, .plain), raw(workload, .encrypted), raw(workload, .plain)]
     }
 
-    /// SQLCipherKit running `workload` with `protection`, named after the protection.
-    public func kit(_ workload: Workload, _ protection: Protection, name: String? = nil) -> Variant {
+    /// The standard variants and, for WorkloadProfile, SQLCipherKit through its convenient forms
+    /// (``ConvenientKitWorkloads``), named "<protection>, array arguments".
+    public func profiled(_ workload: Workload) -> [Variant] {
+        standard(workload) + [Protection.encrypted, .plain].map {
+            kit(workload, $0, name: "\($0.rawValue), array arguments", convenient: true)
+        }
+    }
+
+    /// SQLCipherKit running `workload` with `protection`, named after the protection; `convenient`: through
+    /// ``ConvenientKitWorkloads`` (the scan has no convenient form of its own).
+    public func kit(_ workload: Workload, _ protection: Protection, name: String? = nil,
+                    convenient: Bool = false) -> Variant {
         Variant(name ?? protection.rawValue) { [self] in
             // Generated (once) before anything is timed.
             let rows = rows
@@ -133,7 +197,10 @@ public final class Variants {
             case .bulkInsert:
                 let database = try protection.open(try freshFile("insert-\(protection).db"))
                 try database.execute(WorkloadSQL.createTable)
-                let elapsed = try SideBySide.time { try KitWorkloads.bulkInsert(database, rows) }
+                let elapsed = try SideBySide.time {
+                    try convenient ? ConvenientKitWorkloads.bulkInsert(database, rows)
+                        : KitWorkloads.bulkInsert(database, rows)
+                }
                 try Checks.rowCount(database.scalar(Int.self, "SELECT count(*) FROM item") ?? 0, Rows.count)
                 return elapsed
             case .fullScan:
@@ -145,34 +212,54 @@ public final class Variants {
             case .pointSelects:
                 let database = try protection.open(try readFixture(protection))
                 var checksum = PointSelectChecksum()
-                let elapsed = try SideBySide.time { checksum = try KitWorkloads.pointSelects(database, rows) }
+                let elapsed = try SideBySide.time {
+                    checksum = try convenient ? ConvenientKitWorkloads.pointSelects(database, rows)
+                        : KitWorkloads.pointSelects(database, rows)
+                }
                 try Checks.pointSelects(checksum, rows)
                 return elapsed
             case .transactions:
                 let database = try protection.open(try freshFile("transactions-\(protection).db"))
                 try database.execute(WorkloadSQL.walNormal)
                 try database.execute(WorkloadSQL.createTable)
-                let elapsed = try SideBySide.time { try KitWorkloads.singleTransactions(database, rows) }
+                let elapsed = try SideBySide.time {
+                    try convenient ? ConvenientKitWorkloads.singleTransactions(database, rows)
+                        : KitWorkloads.singleTransactions(database, rows)
+                }
                 try Checks.rowCount(database.scalar(Int.self, "SELECT count(*) FROM item") ?? 0, Rows.transactionCount)
                 return elapsed
             }
         }
     }
 
-    /// The page cache of ``pointSelectsWithLargeCache(_:)``: 32 MiB, more than the 13 MB database.
-    public static let largeCache = "PRAGMA cache_size = -32768"
+    /// The page-cache sizes of the curve, in MiB (the database is 13 MB).
+    public static let cacheSizes = [2, 8, 16, 32, 64]
 
-    /// Informational: workload 3 through SQLCipherKit with a page cache that holds the whole database, named
-    /// "<protection>, 32 MiB cache". SQLite's default cache (2,000 KiB) holds a sixth of it, so by default most
-    /// point selects read a page from the file, and an encrypted connection decrypts and authenticates it.
-    public func pointSelectsWithLargeCache(_ protection: Protection) -> Variant {
-        Variant("\(protection.rawValue), 32 MiB cache") { [self] in
+    /// Workload 3 through SQLCipherKit with a page cache of `mebibytes`, named "<protection>, <N> MiB". Each
+    /// measurement starts with the cache empty (a fresh connection).
+    public func pointSelectsWithCache(_ protection: Protection, mebibytes: Int) -> Variant {
+        Variant("\(protection.rawValue), \(mebibytes) MiB") { [self] in
             let rows = rows
-            let database = try protection.open(try readFixture(protection))
-            try database.execute(Variants.largeCache)
+            let database = try protection.open(try readFixture(protection), cacheBytes: mebibytes << 20)
             var checksum = PointSelectChecksum()
             let elapsed = try SideBySide.time { checksum = try KitWorkloads.pointSelects(database, rows) }
             try Checks.pointSelects(checksum, rows)
+            return elapsed
+        }
+    }
+
+    /// Workload 2 three times on one connection with a page cache of `mebibytes`, after one untimed scan that
+    /// fills it, named "<protection>, <N> MiB": a cache that holds the table serves the repeated scans.
+    public func repeatedScansWithCache(_ protection: Protection, mebibytes: Int) -> Variant {
+        Variant("\(protection.rawValue), \(mebibytes) MiB") { [self] in
+            let rows = rows
+            let database = try protection.open(try readFixture(protection), cacheBytes: mebibytes << 20)
+            try Checks.scanSum(try KitWorkloads.scanSum(database), rows)
+            var sums: [Double] = []
+            let elapsed = try SideBySide.time {
+                for _ in 0..<3 { sums.append(try KitWorkloads.scanSum(database)) }
+            }
+            for sum in sums { try Checks.scanSum(sum, rows) }
             return elapsed
         }
     }

@@ -5,7 +5,7 @@
 //       Benchmarks/.build/release/WorkloadProfile <workload> <variant>
 //
 // workload: 1 bulk insert … 4 single-row transactions, by number; variant: encrypted, plain, raw C encrypted,
-// raw C plain. Set-up (fresh files, fixtures, opening) runs outside SideBySide.time and is not counted.
+// raw C plain, encrypted, array arguments, plain, array arguments. Set-up (fresh files, fixtures, opening) runs outside SideBySide.time and is not counted.
 import BenchmarkSupport
 import Foundation
 import SQLCipherKitWorkloads
@@ -13,12 +13,12 @@ import SQLCipherKitWorkloads
 let arguments = CommandLine.arguments.dropFirst()
 guard arguments.count == 2, let number = Int(arguments.first ?? ""), (1...Workload.allCases.count).contains(number)
 else {
-    FileHandle.standardError.write(Data("usage: WorkloadProfile <1-4> <encrypted|plain|raw C encrypted|raw C plain>\n".utf8))
+    FileHandle.standardError.write(Data("usage: WorkloadProfile <1-4> <encrypted|plain|raw C encrypted|raw C plain|encrypted, array arguments|plain, array arguments>\n".utf8))
     exit(64)
 }
 let workload = Workload.allCases[number - 1]
 let process = BenchmarkProcess()
-let variants = Variants(process: process).standard(workload)
+let variants = Variants(process: process).profiled(workload)
 guard let variant = variants.first(where: { $0.metric.description == arguments.last }) else {
     FileHandle.standardError.write(Data("no variant named \(arguments.last ?? "")\n".utf8))
     exit(64)

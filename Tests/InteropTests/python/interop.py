@@ -69,6 +69,10 @@ def untag(tagged):
     raise Failure(f"unknown value type {kind!r}", status=2)
 
 
+# Set by --sha256 (main).
+SHA256 = False
+
+
 def key_pragma(raw):
     """The PRAGMA key statement for INTEROP_KEY. The key is checked here so that a malformed one fails with a
     message that does not repeat it."""
@@ -88,6 +92,10 @@ def connect(path, raw, compat):
     connection.execute(key_pragma(raw))
     if compat is not None:
         connection.execute(f"PRAGMA cipher_compatibility = {int(compat)}")
+    if SHA256:
+        # SQLCipherKit's CipherSettings.sha256: SQLCipher 4 with SHA-256 for the page HMAC and the KDF.
+        connection.execute("PRAGMA cipher_hmac_algorithm = HMAC_SHA256")
+        connection.execute("PRAGMA cipher_kdf_algorithm = PBKDF2_HMAC_SHA256")
     try:
         # The first read decrypts page 1: this is where a wrong key shows.
         connection.execute("SELECT count(*) FROM sqlite_schema").fetchone()
@@ -145,7 +153,11 @@ def main():
     parser.add_argument("path", nargs="?")
     parser.add_argument("--raw", action="store_true", help="INTEROP_KEY holds a raw key in hex")
     parser.add_argument("--compat", type=int, choices=[1, 2, 3, 4], help="PRAGMA cipher_compatibility")
+    parser.add_argument("--sha256", action="store_true",
+                        help="HMAC_SHA256 and PBKDF2_HMAC_SHA256 (SQLCipherKit's CipherSettings.sha256)")
     arguments = parser.parse_args()
+    global SHA256
+    SHA256 = arguments.sha256
     try:
         if arguments.command == "facts":
             answer = facts()

@@ -1,0 +1,163 @@
+// The callgrind gate's workload (Tests/PerformanceGateTests/CallgrindGateTests.swift): a few thousand rows
+// inserted in one transaction, scanned, and selected one by one by primary key, through SQLCipherKit's fast path
+// ("kit") or through the benchmarks' C loops ("c"), on a fresh file, encrypted with a raw key or plain:
+//
+//   GateWorkload <kit|c> <plain|encrypted> <folder>
+//
+// Only `gateMeasured` is counted (valgrind --toggle-collect='*gateMeasured*'): opening and creating the table
+// are not. Every result is checked, so neither side is fast by doing less.
+import CGateLoops
+import Foundation
+import SQLCipherKit
+
+let rowCount = 3_000
+let textLength = 40
+let blobLength = 64
+let createTable = "CREATE TABLE item(id INTEGER PRIMARY KEY, t TEXT NOT NULL, r REAL NOT NULL, b BLOB NOT NULL)"
+let insertSQL = "INSERT INTO item(id, t, r, b) VALUES (?, ?, ?, ?)"
+let scanSQL = "SELECT r FROM item"
+let selectSQL = "SELECT t, r, b FROM item WHERE id = ?"
+let beginSQL = "BEGIN DEFERRED TRANSACTION"
+let commitSQL = "COMMIT TRANSACTION"
+
+struct Failure: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Deterministic rows (a fixed linear congruential generator), and a shuffled order of every id.
+struct Fixture {
+    let ids: [Int64]
+    let texts: [String]
+    let reals: [Double]
+    let blobs: [[UInt8]]
+    let order: [Int64]
+    let keyBytes: [UInt8] = (0..<Key.rawKeyLength).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+    var expectedSum: Double { reals.reduce(0, +) }
+
+    init() {
+        var state: UInt64 = 0x5EED_5EED_5EED_5EED
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 11
+        }
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ".utf8)
+        var texts: [String] = [], reals: [Double] = [], blobs: [[UInt8]] = []
+        for _ in 0..<rowCount {
+            texts.append(String(decoding: (0..<textLength).map { _ in alphabet[Int(next() % UInt64(alphabet.count))] },
+                                as: UTF8.self))
+            reals.append(Double(next() % 1_000_000) / 100)
+            blobs.append((0..<blobLength).map { _ in UInt8(truncatingIfNeeded: next()) })
+        }
+        ids = (1...rowCount).map { Int64($0) }
+        var order = ids
+        for index in stride(from: order.count - 1, to: 0, by: -1) { order.swapAt(index, Int(next() % UInt64(index + 1))) }
+        self.texts = texts
+        self.reals = reals
+        self.blobs = blobs
+        self.order = order
+    }
+}
+
+/// The counted part. Never inlined, so that callgrind can toggle on its symbol.
+@inline(never)
+func gateMeasured(_ body: () throws -> Void) rethrows {
+    try body()
+}
+
+/// What a run read: the scan's sum, and the rows, text bytes and blob bytes of the point selects.
+struct Result: Equatable {
+    var sum = 0.0
+    var rows = 0
+    var textBytes = 0
+    var blobBytes = 0
+}
+
+func runKit(path: String, encrypted: Bool, _ f: Fixture) throws -> Result {
+    let (ids, texts, reals, blobs, order, keyBytes) = (f.ids, f.texts, f.reals, f.blobs, f.order, f.keyBytes)
+    let database = encrypted ? try Database(path: path, key: .rawKey(keyBytes)) : try Database(unencryptedPath: path)
+    try database.execute(createTable)
+    var result = Result()
+    try gateMeasured {
+        let insert = try database.prepare(insertSQL)
+        try database.transaction {
+            for index in ids.indices {
+                try insert.execute(ids[index], texts[index], reals[index], blobs[index])
+            }
+        }
+        let scan = try database.prepare(scanSQL)
+        while try scan.step() {
+            result.sum += try scan.column(0, as: Double.self)
+        }
+        let select = try database.prepare(selectSQL)
+        for id in order {
+            try select.bind(id)
+            guard try select.step() else { throw Failure(description: "no row \(id)") }
+            result.rows += 1
+            result.textBytes += try select.withUnsafeBytes(at: 0) { $0.count }
+            result.sum += try select.column(1, as: Double.self)
+            result.blobBytes += try select.withUnsafeBytes(at: 2) { $0.count }
+        }
+    }
+    database.close()
+    return result
+}
+
+func runC(path: String, encrypted: Bool, _ f: Fixture) throws -> Result {
+    let (ids, texts, reals, blobs, order, keyBytes) = (f.ids, f.texts, f.reals, f.blobs, f.order, f.keyBytes)
+    var db: OpaquePointer?
+    let material = Array(("x'" + keyBytes.map { String(format: "%02x", $0) }.joined() + "'").utf8)
+    let opened = encrypted
+        ? material.withUnsafeBytes { gate_open(path, $0.baseAddress, Int32($0.count), &db) }
+        : gate_open(path, nil, 0, &db)
+    guard opened == 0, let db else { throw Failure(description: "C open failed with \(opened)") }
+    defer { gate_close(db) }
+    guard gate_exec(db, createTable) == 0 else { throw Failure(description: "C create failed") }
+    var result = Result()
+    let flatTexts = texts.flatMap { Array($0.utf8) }.map { CChar(bitPattern: $0) }
+    let flatBlobs = blobs.flatMap { $0 }
+    var codes: [Int32] = []
+    var sum = 0.0, selectSum = 0.0
+    var found: Int64 = 0, textBytes: Int64 = 0, blobBytes: Int64 = 0, firstBytes: Int64 = 0
+    gateMeasured {
+        codes.append(gate_bulk_insert(db, insertSQL, beginSQL, commitSQL, Int64(rowCount), ids, flatTexts,
+                                      Int32(textLength), reals, flatBlobs, Int32(blobLength)))
+        codes.append(gate_scan_sum(db, scanSQL, &sum))
+        codes.append(gate_point_selects(db, selectSQL, order, Int64(order.count), &found, &textBytes, &blobBytes,
+                                        &selectSum, &firstBytes))
+    }
+    guard codes == [0, 0, 0] else {
+        throw Failure(description: "C loops failed with \(codes): \(String(cString: gate_errmsg(db)))")
+    }
+    result.sum = sum + selectSum
+    result.rows = Int(found)
+    result.textBytes = Int(textBytes)
+    result.blobBytes = Int(blobBytes)
+    return result
+}
+
+let arguments = CommandLine.arguments.dropFirst()
+guard arguments.count == 3, let side = arguments.first, ["kit", "c"].contains(side),
+      let protection = arguments.dropFirst().first, ["plain", "encrypted"].contains(protection),
+      let folder = arguments.last
+else {
+    FileHandle.standardError.write(Data("usage: GateWorkload <kit|c> <plain|encrypted> <folder>\n".utf8))
+    exit(64)
+}
+let path = folder + "/gate-\(side)-\(protection).db"
+for suffix in ["", "-journal"] { unlink(path + suffix) }
+do {
+    let encrypted = protection == "encrypted"
+    let fixture = Fixture()
+    let result = side == "kit" ? try runKit(path: path, encrypted: encrypted, fixture)
+        : try runC(path: path, encrypted: encrypted, fixture)
+    let expected = Result(sum: 2 * fixture.expectedSum, rows: rowCount, textBytes: rowCount * textLength,
+                          blobBytes: rowCount * blobLength)
+    guard result.rows == expected.rows, result.textBytes == expected.textBytes,
+          result.blobBytes == expected.blobBytes, abs(result.sum - expected.sum) <= 1e-6 * expected.sum else {
+        throw Failure(description: "read \(result), expected \(expected)")
+    }
+    print("ok \(side) \(protection): \(result.rows) rows")
+} catch {
+    FileHandle.standardError.write(Data("GateWorkload: \(error)\n".utf8))
+    exit(1)
+}
