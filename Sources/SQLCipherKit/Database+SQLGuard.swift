@@ -6,14 +6,14 @@ import CSQLCipher
 ///
 /// Touched only on the thread that uses the connection (the authorizer runs inside `sqlite3_prepare` and
 /// `sqlite3_step` on that thread), as the connection itself is.
-final class SQLGuard {
+@usableFromInline final class SQLGuard {
     /// Whether the connection's main database is encrypted.
     let encrypted: Bool
     /// Greater than zero while the library compiles its own SQL (``Database/trusted(_:)``).
     var trustedDepth = 0
     /// Greater than zero while the library is inside `sqlite3_step`: SQL compiled then is SQLite's own (the
     /// `ATTACH … AS vacuum_db` of `VACUUM`), or an eponymous pragma table's, never text the caller wrote.
-    var steppingDepth = 0
+    @usableFromInline var steppingDepth = 0
     /// The explanation of the last refusal, taken by the error that reports it.
     private var refusal: String?
 

@@ -46,7 +46,7 @@ public final class Database {
     let keyKind: Key.Kind?
 
     /// What the authorizer refuses, and the library's own SQL that passes it (Database+SQLGuard.swift).
-    let sqlGuard: SQLGuard
+    @usableFromInline let sqlGuard: SQLGuard
 
     /// Set while an `async` job runs on this connection: true once its task is cancelled, so the next statement
     /// does not start.
