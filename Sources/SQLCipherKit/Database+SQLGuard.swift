@@ -13,11 +13,25 @@ import CSQLCipher
     var trustedDepth = 0
     /// Greater than zero while the library is inside `sqlite3_step`: SQL compiled then is SQLite's own (the
     /// `ATTACH … AS vacuum_db` of `VACUUM`), or an eponymous pragma table's, never text the caller wrote.
-    @usableFromInline var steppingDepth = 0
+    var steppingDepth: Int {
+        get { steppingCounter.pointee }
+        set { steppingCounter.pointee = newValue }
+    }
+    /// The memory of ``steppingDepth``, which the connection also holds (``Database/steppingCounter``): the
+    /// inlined step counts through a plain pointer, with no retain of this object and no run-time exclusivity
+    /// check, both of which cost more per row than the step's own bookkeeping. Freed with this object, which the
+    /// connection keeps for its whole life.
+    let steppingCounter: UnsafeMutablePointer<Int>
     /// The explanation of the last refusal, taken by the error that reports it.
     private var refusal: String?
 
+    deinit {
+        steppingCounter.deallocate()
+    }
+
     init(encrypted: Bool) {
+        steppingCounter = .allocate(capacity: 1)
+        steppingCounter.initialize(to: 0)
         self.encrypted = encrypted
     }
 

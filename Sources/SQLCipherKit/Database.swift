@@ -47,6 +47,8 @@ public final class Database {
 
     /// What the authorizer refuses, and the library's own SQL that passes it (Database+SQLGuard.swift).
     @usableFromInline let sqlGuard: SQLGuard
+    /// ``SQLGuard/steppingDepth``'s memory, for the inlined ``Statement/step()`` (valid while `sqlGuard` lives).
+    @usableFromInline let steppingCounter: UnsafeMutablePointer<Int>
 
     /// Set while an `async` job runs on this connection: true once its task is cancelled, so the next statement
     /// does not start.
@@ -108,6 +110,7 @@ public final class Database {
         self.configuration = configuration
         keyKind = key?.kind
         sqlGuard = SQLGuard(encrypted: key != nil)
+        steppingCounter = sqlGuard.steppingCounter
         try configuration.cipher.validate()
         try configuration.cipher.requireRecoverableSalt(for: key)
         let isFile = path != ":memory:" && !path.isEmpty

@@ -511,10 +511,10 @@ public final class Statement {
         guard !isDetached, database.handle != nil, !database.checksCancellation else { return try checkedStep() }
         isStepped = true
         // SQL that SQLite compiles during the step is its own (VACUUM's ATTACH; see SQLGuard.steppingDepth).
-        let sqlGuard = database.sqlGuard
-        sqlGuard.steppingDepth += 1
+        let stepping = database.steppingCounter
+        stepping.pointee += 1
         let code = sqlite3_step(handle)
-        sqlGuard.steppingDepth -= 1
+        stepping.pointee -= 1
         if code == SQLITE_ROW { return true }
         if code == SQLITE_DONE { return false }
         throw stepFailed(code)
