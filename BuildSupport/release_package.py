@@ -38,6 +38,16 @@ def swift_string(text):
     return json.dumps(text, ensure_ascii=False)
 
 
+def keying_target(openssl):
+    """The SQLCipherKeying target's lines: a C target imports no module, so where the engine links the system's
+    libcrypto (which Swift code gets from CSQLCipher's module map), it names the library itself."""
+    if openssl != "system":
+        return ['        .target(name: "SQLCipherKeying", dependencies: ["CSQLCipher"]),']
+    return ['        // A C target gets no module-map autolink: it names the system libcrypto the engine needs.',
+            '        .target(name: "SQLCipherKeying", dependencies: ["CSQLCipher"], '
+            'linkerSettings: [.linkedLibrary("crypto")]),']
+
+
 def manifest(binary_target, openssl):
     products = [("SQLCipherKit", "SQLCipherKit"), ("SQLCipherEngine", "SQLCipherEngine"),
                 ("SQLCipherKeying", "SQLCipherKeying")]
@@ -62,10 +72,7 @@ def manifest(binary_target, openssl):
         "        // SQLCipher's C API (sqlite3_* with sqlite3_key_v2 and friends) for Swift code: `import SQLCipherEngine`.",
         "        .target(name: \"SQLCipherEngine\", dependencies: [\"CSQLCipher\"]),",
         "        // sqlcipherkeying_key(connection, key, length) for other SQLite libraries (GRDB): no second sqlite3.h.",
-        ("        .target(name: \"SQLCipherKeying\", dependencies: [\"CSQLCipher\"],"
-         + (" linkerSettings: [.linkedLibrary(\"crypto\")])," if openssl == "system" else ")")),
-        "        // (Swift code that imports CSQLCipher gets libcrypto from its module map; this C target imports",
-        "        // nothing, so it names the library itself.)" if openssl == "system" else "",
+        *keying_target(openssl),
         "    ],",
         "    swiftLanguageModes: [.v6]",
         ")",

@@ -17,22 +17,11 @@ struct ReleaseConsumer {
         print("cipher_version \(facts.cipherVersion)")
 
         let pool = try DatabasePool(path: directory + "/pool.db", key: .passphrase(passphrase))
-        try await pool.write { db in
-            try db.execute("CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT)")
-            try db.execute("INSERT INTO note(body) VALUES (?)", [marker])
-        }
-        let pooled = try await pool.read { db in try db.textValue("SELECT body FROM note") }
+        print("pool read back \(try await writeAndReadBack(marker, write: pool.write, read: pool.read))")
         pool.close()
-        print("pool read back \(pooled == marker)")
-
         let queue = try DatabaseQueue(path: directory + "/queue.db", key: .passphrase(passphrase))
-        try await queue.write { db in
-            try db.execute("CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT)")
-            try db.execute("INSERT INTO note(body) VALUES (?)", [marker])
-        }
-        let queued = try await queue.read { db in try db.textValue("SELECT body FROM note") }
+        print("queue read back \(try await writeAndReadBack(marker, write: queue.write, read: queue.read))")
         queue.close()
-        print("queue read back \(queued == marker)")
 
         do throws(SQLCipherError) {
             let wrong = try Database(path: directory + "/queue.db", key: .passphrase(passphrase + "-wrong"))
@@ -42,4 +31,17 @@ struct ReleaseConsumer {
             print(error.kind == .wrongKeyOrNotADatabase ? "wrong key refused" : "wrong key: unexpected \(error.kind)")
         }
     }
+}
+
+/// Creates a table through `write`, stores `marker` in it, and tells whether `read` gives it back.
+func writeAndReadBack(
+    _ marker: String,
+    write: (@escaping @Sendable (Database) throws -> Void) async throws -> Void,
+    read: (@escaping @Sendable (Database) throws -> String?) async throws -> String?
+) async throws -> Bool {
+    try await write { db in
+        try db.execute("CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT)")
+        try db.execute("INSERT INTO note(body) VALUES (?)", [marker])
+    }
+    return try await read { db in try db.textValue("SELECT body FROM note") } == marker
 }
