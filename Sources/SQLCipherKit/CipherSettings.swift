@@ -142,7 +142,7 @@ public struct CipherSettings: Sendable, Equatable {
         if let hmacAlgorithm { pragmas.append(prefix + "cipher_hmac_algorithm = \(hmacAlgorithm.rawValue)") }
         if let kdfAlgorithm { pragmas.append(prefix + "cipher_kdf_algorithm = \(kdfAlgorithm.rawValue)") }
         if let plaintextHeaderSize { pragmas.append(prefix + "cipher_plaintext_header_size = \(plaintextHeaderSize)") }
-        if let salt { pragmas.append(prefix + "cipher_salt = \"x'\(salt.hexString)'\"") }
+        if let salt { pragmas.append(prefix + "cipher_salt = \"x'\(Hex.string(salt))'\"") }
         if let memorySecurity { pragmas.append("PRAGMA cipher_memory_security = \(memorySecurity ? "ON" : "OFF")") }
         return pragmas
     }
@@ -152,35 +152,5 @@ extension String {
     /// The string as an SQL identifier in double quotes, with embedded quotes doubled.
     var quotedIdentifier: String {
         "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-}
-
-extension Array where Element == UInt8 {
-    /// Lowercase hexadecimal digits, two per byte.
-    var hexString: String {
-        map { String($0, radix: 16).leftPadded(to: 2) }.joined()
-    }
-
-    /// The bytes of a string of hexadecimal digits, or nil when it is not one.
-    init?(hexString: String) {
-        let digits = Array(hexString.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        func nibble(_ digit: UInt8) -> UInt8? {
-            switch digit {
-            case 48...57: digit - 48
-            case 65...70: digit - 55
-            case 97...102: digit - 87
-            default: nil
-            }
-        }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        var index = 0
-        while index < digits.count {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        self = bytes
     }
 }

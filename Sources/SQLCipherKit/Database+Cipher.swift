@@ -93,7 +93,7 @@ extension Database {
     /// to a plaintext header: it is needed to open it.
     public func cipherSalt(schema: String = "main") throws(SQLCipherError) -> [UInt8] {
         guard let hex = try textValue("PRAGMA \(schema.quotedIdentifier).cipher_salt"),
-              let salt = [UInt8](hexString: hex), salt.count == Key.saltLength else {
+              let salt = Hex.bytes(hex), salt.count == Key.saltLength else {
             throw .api(.misuse, "no salt: '\(path)' is not an encrypted database", path: path)
         }
         return salt

@@ -26,7 +26,7 @@ extension DatabaseValue: CustomStringConvertible {
         case .integer(let value): String(value)
         case .real(let value): String(value)
         case .text(let value): "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
-        case .blob(let bytes): "x'" + bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined() + "'"
+        case .blob(let bytes): "x'" + Hex.string(bytes) + "'"
         }
     }
 }

@@ -93,7 +93,7 @@ public struct Key: Sendable {
             throw .api(.invalidKey, "a raw key in hex must be \(2 * rawKeyLength) digits "
                 + "(or \(2 * (rawKeyLength + saltLength)) with its salt), not \(digits)")
         }
-        guard hex.allSatisfy(isHexDigit) else {
+        guard hex.allSatisfy(Hex.isDigit) else {
             throw .api(.invalidKey, "a raw key in hex may hold only the digits 0-9 and a-f")
         }
         // The x'…' text form is the hex digits themselves, quoted: copy them, lowercased, into wiped storage.
@@ -101,17 +101,11 @@ public struct Key: Sendable {
             out[0] = UInt8(ascii: "x")
             out[1] = UInt8(ascii: "'")
             for (offset, digit) in hex.enumerated() {
-                out[2 + offset] = (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(digit) ? digit + 32 : digit
+                out[2 + offset] = Hex.lowercased(digit)
             }
             out[digits + 2] = UInt8(ascii: "'")
         }
         return Key(kind: digits == 2 * rawKeyLength ? .rawKey : .rawKeyWithSalt, material: material)
-    }
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-            || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
     }
 
     private init(checkedPassphrase material: SecureBytes) throws(SQLCipherError) {
@@ -127,14 +121,12 @@ public struct Key: Sendable {
 
     /// A raw key with salt from derived key bytes still in wiped storage (no intermediate array).
     static func rawKey(derived key: UnsafeRawBufferPointer, salt: [UInt8]) -> Key {
-        let digits = Array("0123456789abcdef".utf8)
         let material = SecureBytes(count: 2 * (key.count + salt.count) + 3) { out in
             out[0] = UInt8(ascii: "x")
             out[1] = UInt8(ascii: "'")
             var index = 2
             func append(_ byte: UInt8) {
-                out[index] = digits[Int(byte >> 4)]
-                out[index + 1] = digits[Int(byte & 0x0f)]
+                Hex.write(byte, into: out, at: index)
                 index += 2
             }
             key.forEach(append)
@@ -153,7 +145,6 @@ public struct Key: Sendable {
     /// `x'` + lowercase hex of `key` then `salt` + `'`: the text form of a raw key that `sqlite3_key_v2`
     /// accepts. Written straight into wiped storage, with no intermediate string.
     private static func blobLiteral(_ key: [UInt8], _ salt: [UInt8]) -> SecureBytes {
-        let digits = Array("0123456789abcdef".utf8)
         let hexCount = 2 * (key.count + salt.count)
         return SecureBytes(count: hexCount + 3) { out in
             out[0] = UInt8(ascii: "x")
@@ -162,8 +153,7 @@ public struct Key: Sendable {
             // Two loops rather than `key + salt`, which would leave an unwiped copy of the key behind.
             for bytes in [key, salt] {
                 for byte in bytes {
-                    out[index] = digits[Int(byte >> 4)]
-                    out[index + 1] = digits[Int(byte & 0x0f)]
+                    Hex.write(byte, into: out, at: index)
                     index += 2
                 }
             }
@@ -175,7 +165,7 @@ public struct Key: Sendable {
     private static func looksLikeBlobLiteral(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard bytes.count >= 3, bytes[0] == UInt8(ascii: "x") || bytes[0] == UInt8(ascii: "X"),
               bytes[1] == UInt8(ascii: "'"), bytes[bytes.count - 1] == UInt8(ascii: "'") else { return false }
-        return bytes[2..<(bytes.count - 1)].allSatisfy(isHexDigit)
+        return bytes[2..<(bytes.count - 1)].allSatisfy(Hex.isDigit)
     }
 }
 
