@@ -34,7 +34,7 @@ extension Database {
         if isInTransaction {
             return try savepoint(body)
         }
-        try execute(kind.beginSQL)
+        try runCached(kind.beginSQL)
         let result: Result
         do {
             result = try body()
@@ -43,7 +43,7 @@ extension Database {
             throw error
         }
         do {
-            try execute("COMMIT TRANSACTION")
+            try runCached("COMMIT TRANSACTION")
         } catch {
             rollbackQuietly("ROLLBACK TRANSACTION")
             throw error
@@ -73,6 +73,15 @@ extension Database {
             throw error
         }
         return result
+    }
+
+    /// Runs `sql`, one statement without parameters, through the statement cache: `BEGIN` and `COMMIT` are
+    /// prepared once per connection instead of on every transaction (SQLite's parser and the SQL guard's
+    /// authorizer ran on both, each time).
+    private func runCached(_ sql: String) throws(SQLCipherError) {
+        let statement = try cachedStatement(sql)
+        statement.reset()
+        try statement.runToCompletion()
     }
 
     /// Rolls back after a failure. A failure here (SQLite may already have rolled back, for example after an
