@@ -4,8 +4,14 @@
 #
 # It passes only when SQLCipher's keying, codec and export symbols are defined, no sqlite3_* symbol is left
 # undefined, and, for the merged SQLCipherKit artifact, the Swift API is there too. A plain-SQLite engine
-# (built without SQLITE_HAS_CODEC) fails here: it would write plaintext.
+# (built without SQLITE_HAS_CODEC) fails here: it would write plaintext. The downstream programs --link-test
+# builds are BuildSupport/verify/downstream.swift and downstream.c.
 set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+PROGRAM=verify-symbols.sh
+# shellcheck source=BuildSupport/common.sh
+source "$ROOT/BuildSupport/common.sh"
 
 usage() {
     cat <<'EOF'
@@ -37,50 +43,49 @@ EOF
 }
 
 fail_usage() {
-    printf 'verify-symbols.sh: %s\n' "$*" >&2
+    printf '%s: %s\n' "$PROGRAM" "$*" >&2
     usage >&2
     exit 64
 }
 
-archive="" link_test=no system_sqlite=no use_pkg_config=no include_dir="" modules_dir="" keep_dir=""
-expect_from=()
-while [ $# -gt 0 ]; do
-    case "$1" in
-        --expect-from) [ $# -ge 2 ] || fail_usage "--expect-from needs an archive"; expect_from+=("$2"); shift 2 ;;
-        --link-test) link_test=yes; shift ;;
-        --with-system-sqlite) system_sqlite=yes; shift ;;
-        --pkg-config) use_pkg_config=yes; shift ;;
-        --include) [ $# -ge 2 ] || fail_usage "--include needs a folder"; include_dir=$2; shift 2 ;;
-        --modules) [ $# -ge 2 ] || fail_usage "--modules needs a folder"; modules_dir=$2; shift 2 ;;
-        --keep) [ $# -ge 2 ] || fail_usage "--keep needs a folder"; keep_dir=$2; shift 2 ;;
-        -h | --help) usage; exit 0 ;;
-        -*) fail_usage "unknown option: $1" ;;
-        *) [ -z "$archive" ] || fail_usage "one archive at a time"; archive=$1; shift ;;
-    esac
-done
-[ -n "$archive" ] || fail_usage "no archive given"
-
-failures=()
-fail() { failures+=("$1"); }
-finish() {
-    if [ ${#failures[@]} -gt 0 ]; then
-        printf 'verify-symbols.sh: FAILED for %s\n' "$archive" >&2
-        printf '  - %s\n' "${failures[@]}" >&2
-        exit 1
-    fi
-    printf 'verify-symbols.sh: OK %s\n' "$archive"
-    exit 0
+# Sets ARCHIVE, EXPECT_FROM, LINK_TEST, SYSTEM_SQLITE, USE_PKG_CONFIG, INCLUDE_DIR, MODULES_DIR and KEEP_DIR.
+parse_arguments() {
+    ARCHIVE="" LINK_TEST=no SYSTEM_SQLITE=no USE_PKG_CONFIG=no INCLUDE_DIR="" MODULES_DIR="" KEEP_DIR=""
+    EXPECT_FROM=()
+    while [ $# -gt 0 ]; do
+        case "$1" in
+            --expect-from) [ $# -ge 2 ] || fail_usage "--expect-from needs an archive"; EXPECT_FROM+=("$2"); shift 2 ;;
+            --link-test) LINK_TEST=yes; shift ;;
+            --with-system-sqlite) SYSTEM_SQLITE=yes; shift ;;
+            --pkg-config) USE_PKG_CONFIG=yes; shift ;;
+            --include) [ $# -ge 2 ] || fail_usage "--include needs a folder"; INCLUDE_DIR=$2; shift 2 ;;
+            --modules) [ $# -ge 2 ] || fail_usage "--modules needs a folder"; MODULES_DIR=$2; shift 2 ;;
+            --keep) [ $# -ge 2 ] || fail_usage "--keep needs a folder"; KEEP_DIR=$2; shift 2 ;;
+            -h | --help) usage; exit 0 ;;
+            -*) fail_usage "unknown option: $1" ;;
+            *) [ -z "$ARCHIVE" ] || fail_usage "one archive at a time"; ARCHIVE=$1; shift ;;
+        esac
+    done
+    [ -n "$ARCHIVE" ] || fail_usage "no archive given"
 }
 
-if [ ! -f "$archive" ]; then
-    fail "no such archive: $archive"
-    finish
-fi
-archive=$(realpath "$archive")
-if [ -z "$(ar t "$archive" 2>/dev/null)" ]; then
-    fail "not an ar archive, or an empty one: $archive"
-    finish
-fi
+# ---------------------------------------------------------------------------------------------- report ---
+
+# A check that failed is recorded and the others still run; finish reports them all (exit 1) or OK (exit 0).
+FAILURES=()
+fail() { FAILURES+=("$1"); }
+finish() {
+    if [ ${#FAILURES[@]} -gt 0 ]; then
+        printf '%s: FAILED for %s\n' "$PROGRAM" "$ARCHIVE" >&2
+        printf '  - %s\n' "${FAILURES[@]}" >&2
+        exit 1
+    fi
+    printf '%s: OK %s\n' "$PROGRAM" "$ARCHIVE"
+    exit 0
+}
+fail_now() { fail "$1"; finish; }
+
+# ------------------------------------------------------------------------------------------------ symbols ---
 
 # Global symbols a file defines / leaves undefined, one name a line, sorted. (nm -P: "name type value size";
 # U, w and v are undefined or weakly undefined; every other type is a definition.)
@@ -95,230 +100,207 @@ undefined_symbols() {
     nm -g -P "$1" 2>/dev/null | awk 'NF >= 2 && $2 == "U" { print $1 }' | LC_ALL=C sort -u
 }
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/verify-symbols.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-defined_symbols "$archive" >"$work/defined"
-all_defined_symbols "$archive" >"$work/all-defined"
-undefined_symbols "$archive" >"$work/undefined"
+# Stops unless ARCHIVE is a non-empty ar archive; makes ARCHIVE absolute.
+check_is_archive() {
+    [ -f "$ARCHIVE" ] || fail_now "no such archive: $ARCHIVE"
+    ARCHIVE=$(realpath "$ARCHIVE")
+    [ -n "$(ar t "$ARCHIVE" 2>/dev/null)" ] || fail_now "not an ar archive, or an empty one: $ARCHIVE"
+}
 
 # 1. SQLCipher's keying API, codec and export: absent in an engine built without SQLITE_HAS_CODEC.
 # The API must be global; the codec's internals only defined (the artifact bundle makes them local).
-required=(sqlite3_key sqlite3_key_v2 sqlite3_rekey sqlite3_rekey_v2 sqlite3_open_v2 sqlite3_prepare_v2 sqlite3_step)
-internals=(sqlcipherCodecAttach sqlcipher_codec_pragma sqlcipher_exportFunc sqlcipher_version)
-missing=()
-for symbol in "${required[@]}"; do
-    grep -qxF "$symbol" "$work/defined" || missing+=("$symbol")
-done
-for symbol in "${internals[@]}"; do
-    grep -qxF "$symbol" "$work/all-defined" || missing+=("$symbol")
-done
-[ ${#missing[@]} -eq 0 ] || fail "SQLCipher symbols not defined (engine built without SQLITE_HAS_CODEC?): ${missing[*]}"
+check_codec_symbols() {
+    local symbol missing=()
+    for symbol in sqlite3_key sqlite3_key_v2 sqlite3_rekey sqlite3_rekey_v2 sqlite3_open_v2 sqlite3_prepare_v2 \
+        sqlite3_step; do
+        grep -qxF "$symbol" "$WORK/defined" || missing+=("$symbol")
+    done
+    for symbol in sqlcipherCodecAttach sqlcipher_codec_pragma sqlcipher_exportFunc sqlcipher_version; do
+        grep -qxF "$symbol" "$WORK/all-defined" || missing+=("$symbol")
+    done
+    [ ${#missing[@]} -eq 0 ] || fail "SQLCipher symbols not defined (engine built without SQLITE_HAS_CODEC?): ${missing[*]}"
+}
 
 # 2. No sqlite3_* reference may be left for another library (a system SQLite) to satisfy.
-unresolved=$(LC_ALL=C comm -23 "$work/undefined" "$work/defined" | grep -E '^sqlite3_' | tr '\n' ' ' || true)
-[ -z "$unresolved" ] || fail "sqlite3_* symbols undefined: $unresolved"
+check_no_undefined_sqlite() {
+    local unresolved
+    unresolved=$(LC_ALL=C comm -23 "$WORK/undefined" "$WORK/defined" | grep -E '^sqlite3_' | tr '\n' ' ' || true)
+    [ -z "$unresolved" ] || fail "sqlite3_* symbols undefined: $unresolved"
+}
 
-# 3. The Swift API, when this is the merged artifact (its module's mangled prefix is $s12SQLCipherKit).
-is_swift=no
-if grep -q '^\$s12SQLCipherKit' "$work/defined"; then
-    is_swift=yes
-    if ! command -v swift >/dev/null; then
-        fail "the archive holds Swift code but no swift toolchain is on PATH to check it"
-    else
-        grep '^\$s12SQLCipherKit' "$work/defined" | swift demangle --simplified >"$work/swift-api" 2>/dev/null || true
-        for api in 'static Engine.selfCheck()' 'Database.__allocating_init(path:key:configuration:)' \
-            'Database.execute(_:)' 'Database.execute(_:_:)' 'Database.prepare(_:)' 'Database.rekey(to:)' \
-            'static Key.passphrase(_:)' 'static Key.rawKey(_:)' 'static Key.rawKey(_:salt:)'; do
-            grep -qF "$api" "$work/swift-api" || fail "Swift API symbol missing: SQLCipherKit.$api"
-        done
-    fi
-fi
+# 3. The Swift API, when this is the merged artifact (its module's mangled prefix is $s12SQLCipherKit); sets
+# IS_SWIFT.
+check_swift_api() {
+    # shellcheck disable=SC2016 # a literal $ in a regular expression
+    local prefix='^\$s12SQLCipherKit' api
+    IS_SWIFT=no
+    grep -q "$prefix" "$WORK/defined" || return 0
+    IS_SWIFT=yes
+    command -v swift >/dev/null \
+        || { fail "the archive holds Swift code but no swift toolchain is on PATH to check it"; return 0; }
+    grep "$prefix" "$WORK/defined" | swift demangle --simplified >"$WORK/swift-api" 2>/dev/null || true
+    for api in 'static Engine.selfCheck()' 'Database.__allocating_init(path:key:configuration:)' \
+        'Database.execute(_:)' 'Database.execute(_:_:)' 'Database.prepare(_:)' 'Database.rekey(to:)' \
+        'static Key.passphrase(_:)' 'static Key.rawKey(_:)' 'static Key.rawKey(_:salt:)'; do
+        grep -qF "$api" "$WORK/swift-api" || fail "Swift API symbol missing: SQLCipherKit.$api"
+    done
+}
 
 # 4. Nothing the merged inputs defined may be lost.
-for source_archive in ${expect_from[@]+"${expect_from[@]}"}; do
-    if [ ! -f "$source_archive" ]; then
-        fail "--expect-from: no such archive: $source_archive"
-        continue
-    fi
-    # Collect first, truncate after: `| head` would end comm with SIGPIPE, and pipefail the script.
-    defined_symbols "$source_archive" | LC_ALL=C comm -23 - "$work/defined" >"$work/lost" || true
-    if [ -s "$work/lost" ]; then
-        fail "$(wc -l <"$work/lost") symbols defined by $(basename "$source_archive") are missing: $(sed -n '1,10p' "$work/lost" | tr '\n' ' ')"
-    fi
-done
-[ ${#failures[@]} -eq 0 ] || finish
-printf 'verify-symbols.sh: symbols ok (%s defined; SQLCipher codec and keying present%s)\n' \
-    "$(wc -l <"$work/defined")" "$([ $is_swift = yes ] && echo '; Swift API present')"
-
-[ "$link_test" = yes ] || finish
-
-# ------------------------------------------------------------------------------------------ link test ---
-lib_dir=$(dirname "$archive")
-include_dir=${include_dir:-$lib_dir/../include}
-modules_dir=${modules_dir:-$lib_dir/../Modules}
-dir=${keep_dir:-$work/link-test}
-mkdir -p "$dir"
-dir=$(realpath "$dir")
-rm -f "$dir"/test.db*
-program=$dir/downstream
-marker="SQLCipherKit-plaintext-marker-$$-$RANDOM$RANDOM"
-system_flags=()
-
-if [ "$is_swift" = yes ]; then
-    cat >"$dir/main.swift" <<'EOF'
-// A downstream app: only `import SQLCipherKit`, linked against the artifact with no other flag.
-import SQLCipherKit
-#if canImport(Glibc)
-import Glibc
-#endif
-
-func check(_ ok: Bool, _ what: String) {
-    guard ok else { print("FAIL: \(what)"); exit(1) }
-    print("ok: \(what)")
+check_expect_from() {
+    local source_archive
+    for source_archive in ${EXPECT_FROM[@]+"${EXPECT_FROM[@]}"}; do
+        if [ ! -f "$source_archive" ]; then
+            fail "--expect-from: no such archive: $source_archive"
+            continue
+        fi
+        # Collect first, truncate after: `| head` would end comm with SIGPIPE, and pipefail the script.
+        defined_symbols "$source_archive" | LC_ALL=C comm -23 - "$WORK/defined" >"$WORK/lost" || true
+        if [ -s "$WORK/lost" ]; then
+            fail "$(wc -l <"$WORK/lost") symbols defined by $(basename "$source_archive") are missing: $(sed -n '1,10p' "$WORK/lost" | tr '\n' ' ')"
+        fi
+    done
 }
 
-let path = CommandLine.arguments[1], marker = CommandLine.arguments[2]
-do {
-    let facts = try Engine.selfCheck()
-    print("cipher_version: \(facts.cipherVersion)")
-    print("engine: \(facts)")
-    let key = try Key.passphrase("downstream link-test passphrase")
-    let writer = try Database(path: path, key: key)
-    try writer.execute("CREATE TABLE t(v TEXT); INSERT INTO t VALUES('\(marker)')")
-    writer.close()
-    do {
-        _ = try Database(path: path, key: .passphrase("a wrong passphrase"), mode: .readOnly)
-        check(false, "a wrong key is refused")
-    } catch SQLCipherError.wrongKeyOrNotADatabase {
-        check(true, "a wrong key is refused")
-    }
-    let reader = try Database(path: path, key: key, mode: .readOnly)
-    check(try reader.textValue("SELECT v FROM t") == marker, "the marker reads back with the right key")
-} catch {
-    print("FAIL: \(error)")
-    exit(1)
+check_symbols() {
+    defined_symbols "$ARCHIVE" >"$WORK/defined"
+    all_defined_symbols "$ARCHIVE" >"$WORK/all-defined"
+    undefined_symbols "$ARCHIVE" >"$WORK/undefined"
+    check_codec_symbols
+    check_no_undefined_sqlite
+    check_swift_api
+    check_expect_from
+    [ ${#FAILURES[@]} -eq 0 ] || finish
+    printf '%s: symbols ok (%s defined; SQLCipher codec and keying present%s)\n' "$PROGRAM" \
+        "$(wc -l <"$WORK/defined")" "$([ "$IS_SWIFT" = yes ] && echo '; Swift API present')"
 }
-EOF
-    command -v swiftc >/dev/null || { fail "swiftc is needed to link-test a Swift archive"; finish; }
-    [ "$system_sqlite" = no ] || system_flags=(-Xlinker --no-as-needed -lsqlite3 -Xlinker --as-needed)
-    if ! swiftc -O "$dir/main.swift" -o "$program" -I "$modules_dir" -I "$include_dir" -L "$lib_dir" \
-        ${system_flags[@]+"${system_flags[@]}"} -l"$(basename "$archive" .a | sed 's/^lib//')" \
+
+# ---------------------------------------------------------------------------------------------- link test ---
+
+# Builds DIR/downstream from BuildSupport/verify/downstream.swift: only `import SQLCipherKit` and -l of the
+# archive, no other flag.
+build_swift_program() {
+    local dir=$1 lib_dir=$2 system_flags=()
+    cp "$ROOT/BuildSupport/verify/downstream.swift" "$dir/main.swift"
+    command -v swiftc >/dev/null || fail_now "swiftc is needed to link-test a Swift archive"
+    [ "$SYSTEM_SQLITE" = no ] || system_flags=(-Xlinker --no-as-needed -lsqlite3 -Xlinker --as-needed)
+    if ! swiftc -O "$dir/main.swift" -o "$dir/downstream" -I "$MODULES_DIR" -I "$INCLUDE_DIR" -L "$lib_dir" \
+        ${system_flags[@]+"${system_flags[@]}"} -l"$(basename "$ARCHIVE" .a | sed 's/^lib//')" \
         >"$dir/build.log" 2>&1; then
         cat "$dir/build.log" >&2
-        fail "a Swift program importing SQLCipherKit did not build against $archive with no extra flag"
-        finish
+        fail_now "a Swift program importing SQLCipherKit did not build against $ARCHIVE with no extra flag"
     fi
-else
-    cat >"$dir/main.c" <<'EOF'
-/* A downstream C app: the SQLCipher C API only. */
-#include <sqlite3.h>
-#include <stdio.h>
-#include <string.h>
-
-static const char passphrase[] = "downstream link-test passphrase";
-
-static int open_keyed(const char *path, const char *key, int flags, sqlite3 **db) {
-    if (sqlite3_open_v2(path, db, flags, NULL) != SQLITE_OK) return 0;
-    return sqlite3_key_v2(*db, "main", key, (int)strlen(key)) == SQLITE_OK;
 }
 
-int main(int argc, char **argv) {
-    sqlite3 *db;
-    sqlite3_stmt *stmt;
-    char sql[256];
-    if (argc < 3) return 64;
-    if (!open_keyed(":memory:", passphrase, SQLITE_OPEN_READWRITE, &db)) return 1;
-    if (sqlite3_prepare_v2(db, "PRAGMA cipher_version", -1, &stmt, NULL) != SQLITE_OK
-        || sqlite3_step(stmt) != SQLITE_ROW) {
-        printf("FAIL: PRAGMA cipher_version returned no row: the engine is not SQLCipher\n");
-        return 1;
-    }
-    printf("cipher_version: %s\n", (const char *)sqlite3_column_text(stmt, 0));
-    sqlite3_finalize(stmt);
-    sqlite3_close(db);
-
-    if (!open_keyed(argv[1], passphrase, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &db)) return 1;
-    snprintf(sql, sizeof sql, "CREATE TABLE t(v TEXT); INSERT INTO t VALUES('%s')", argv[2]);
-    if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) {
-        printf("FAIL: write: %s\n", sqlite3_errmsg(db));
-        return 1;
-    }
-    sqlite3_close(db);
-
-    if (!open_keyed(argv[1], "a wrong passphrase", SQLITE_OPEN_READONLY, &db)) return 1;
-    if (sqlite3_exec(db, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL) != SQLITE_NOTADB) {
-        printf("FAIL: a wrong key is refused\n");
-        return 1;
-    }
-    printf("ok: a wrong key is refused\n");
-    sqlite3_close(db);
-
-    if (!open_keyed(argv[1], passphrase, SQLITE_OPEN_READONLY, &db)) return 1;
-    if (sqlite3_prepare_v2(db, "SELECT v FROM t", -1, &stmt, NULL) != SQLITE_OK || sqlite3_step(stmt) != SQLITE_ROW
-        || strcmp((const char *)sqlite3_column_text(stmt, 0), argv[2]) != 0) {
-        printf("FAIL: the marker reads back with the right key\n");
-        return 1;
-    }
-    printf("ok: the marker reads back with the right key\n");
-    sqlite3_finalize(stmt);
-    sqlite3_close(db);
-    return 0;
-}
-EOF
-    cc_flags=()
-    if [ "$use_pkg_config" = yes ]; then
-        command -v pkg-config >/dev/null || { fail "pkg-config is not installed (apt-get install pkg-config)"; finish; }
-        export PKG_CONFIG_PATH=$lib_dir/pkgconfig
-        flags_text=$(pkg-config --cflags --libs sqlcipherkit) \
-            || { fail "pkg-config does not know sqlcipherkit in $lib_dir/pkgconfig"; finish; }
-        # pkg-config escapes spaces in paths with backslashes: let the shell's own word splitting undo that.
-        eval "cc_flags=($flags_text)"
-        printf 'verify-symbols.sh: pkg-config --cflags --libs sqlcipherkit: %s\n' "$flags_text"
-    else
-        cc_flags=(-DSQLITE_HAS_CODEC -I "$include_dir" "$archive" -lcrypto -lm)
+# Sets CC_FLAGS: from `pkg-config --cflags --libs sqlcipherkit` in LIB_DIR/pkgconfig, or the archive itself.
+c_flags() {
+    local lib_dir=$1 flags_text
+    if [ "$USE_PKG_CONFIG" = no ]; then
+        CC_FLAGS=(-DSQLITE_HAS_CODEC -I "$INCLUDE_DIR" "$ARCHIVE" -lcrypto -lm)
+        return
     fi
+    command -v pkg-config >/dev/null || fail_now "pkg-config is not installed (apt-get install pkg-config)"
+    export PKG_CONFIG_PATH=$lib_dir/pkgconfig
+    flags_text=$(pkg-config --cflags --libs sqlcipherkit) \
+        || fail_now "pkg-config does not know sqlcipherkit in $lib_dir/pkgconfig"
+    # pkg-config escapes spaces in paths with backslashes: let the shell's own word splitting undo that.
+    eval "CC_FLAGS=($flags_text)"
+    printf '%s: pkg-config --cflags --libs sqlcipherkit: %s\n' "$PROGRAM" "$flags_text"
+}
+
+# Builds DIR/downstream from BuildSupport/verify/downstream.c: the SQLCipher C API only.
+build_c_program() {
+    local dir=$1 lib_dir=$2 system_flags=()
+    cp "$ROOT/BuildSupport/verify/downstream.c" "$dir/main.c"
+    c_flags "$lib_dir"
     # A system SQLite linked first is the harder case: its definitions are seen before the engine's.
-    [ "$system_sqlite" = no ] || system_flags=(-Wl,--no-as-needed -lsqlite3 -Wl,--as-needed)
+    # shellcheck disable=SC2054 # commas inside -Wl, options
+    [ "$SYSTEM_SQLITE" = no ] || system_flags=(-Wl,--no-as-needed -lsqlite3 -Wl,--as-needed)
     # An implicit declaration would mean the wrong sqlite3.h (without sqlite3_key) was used: make it fatal.
-    if ! "${CC:-cc}" -O1 -Werror=implicit-function-declaration -o "$program" "$dir/main.c" \
-        ${system_flags[@]+"${system_flags[@]}"} "${cc_flags[@]}" \
+    if ! "${CC:-cc}" -O1 -Werror=implicit-function-declaration -o "$dir/downstream" "$dir/main.c" \
+        ${system_flags[@]+"${system_flags[@]}"} "${CC_FLAGS[@]}" \
         >"$dir/build.log" 2>&1; then
         cat "$dir/build.log" >&2
-        fail "a C program did not build against $archive"
-        finish
+        fail_now "a C program did not build against $ARCHIVE"
     fi
-fi
+}
 
-if ! (cd "$dir" && "$program" "$dir/test.db" "$marker") >"$dir/run.log" 2>&1; then
-    cat "$dir/run.log" >&2
-    fail "the downstream program failed"
-    finish
-fi
-sed 's/^/  /' "$dir/run.log"
-grep -q '^cipher_version: [0-9]' "$dir/run.log" || fail "the downstream program reported no cipher_version"
-# Each "ok:" below prints only when its own check recorded no failure.
-failed_before=${#failures[@]}
-[ -s "$dir/test.db" ] || fail "the downstream program wrote no database"
-if cmp -s -n 16 "$dir/test.db" <(printf 'SQLite format 3\0'); then
-    fail "the database begins with 'SQLite format 3': it is plaintext"
-fi
-for file in "$dir"/test.db*; do
-    if grep -qaF "$marker" "$file"; then fail "the plaintext marker is readable in $(basename "$file")"; fi
-done
-at_rest_ok=$([ ${#failures[@]} -eq "$failed_before" ] && echo yes || echo no)
-# ldd must answer: an empty list would make "no libsqlite3" true of anything.
-if ! libraries=$(ldd "$program" 2>&1) || [ -z "$libraries" ]; then
-    fail "ldd could not list the program's libraries: ${libraries:-no output}"
-elif [ "$system_sqlite" = yes ]; then
-    if grep -q 'libsqlite3' <<<"$libraries"; then
-        echo "  ok: system libsqlite3 loaded too, and SQLCipher answered"
-    else
-        fail "the system libsqlite3 was not loaded, so this run proves nothing about the symbol fight"
+# Runs DIR/downstream, which writes DIR/test.db holding MARKER and reads it back; prints what it said.
+run_downstream() {
+    local dir=$1 marker=$2
+    if ! (cd "$dir" && "$dir/downstream" "$dir/test.db" "$marker") >"$dir/run.log" 2>&1; then
+        cat "$dir/run.log" >&2
+        fail_now "the downstream program failed"
     fi
-elif grep -q 'libsqlite3' <<<"$libraries"; then
-    fail "the program loads a system libsqlite3"
-else
-    echo "  ok: no libsqlite3 among the program's libraries"
-fi
-[ "$at_rest_ok" = no ] || echo "  ok: header is not 'SQLite format 3' and the marker is not in the file"
-finish
+    sed 's/^/  /' "$dir/run.log"
+    grep -q '^cipher_version: [0-9]' "$dir/run.log" || fail "the downstream program reported no cipher_version"
+}
+
+# The database at rest: not "SQLite format 3", MARKER nowhere in it. Fails (status 1) when a check recorded a
+# failure, so its "ok:" line prints only when all held.
+check_at_rest() {
+    local dir=$1 marker=$2 failed_before=${#FAILURES[@]} file
+    [ -s "$dir/test.db" ] || fail "the downstream program wrote no database"
+    if cmp -s -n 16 "$dir/test.db" <(printf 'SQLite format 3\0'); then
+        fail "the database begins with 'SQLite format 3': it is plaintext"
+    fi
+    for file in "$dir"/test.db*; do
+        if grep -qaF "$marker" "$file"; then fail "the plaintext marker is readable in $(basename "$file")"; fi
+    done
+    [ ${#FAILURES[@]} -eq "$failed_before" ]
+}
+
+# No system libsqlite3 among the program's libraries (or, with --with-system-sqlite, one loaded on purpose).
+check_libraries() {
+    local program=$1 libraries
+    # ldd must answer: an empty list would make "no libsqlite3" true of anything.
+    if ! libraries=$(ldd "$program" 2>&1) || [ -z "$libraries" ]; then
+        fail "ldd could not list the program's libraries: ${libraries:-no output}"
+    elif [ "$SYSTEM_SQLITE" = yes ]; then
+        if grep -q 'libsqlite3' <<<"$libraries"; then
+            echo "  ok: system libsqlite3 loaded too, and SQLCipher answered"
+        else
+            fail "the system libsqlite3 was not loaded, so this run proves nothing about the symbol fight"
+        fi
+    elif grep -q 'libsqlite3' <<<"$libraries"; then
+        fail "the program loads a system libsqlite3"
+    else
+        echo "  ok: no libsqlite3 among the program's libraries"
+    fi
+}
+
+# Builds and runs a downstream program (Swift for the merged artifact, C for an engine archive) in --keep's
+# folder or a temporary one, then checks what it wrote and what it loaded.
+link_test() {
+    local lib_dir dir marker at_rest_ok=no
+    lib_dir=$(dirname "$ARCHIVE")
+    INCLUDE_DIR=${INCLUDE_DIR:-$lib_dir/../include}
+    MODULES_DIR=${MODULES_DIR:-$lib_dir/../Modules}
+    dir=${KEEP_DIR:-$WORK/link-test}
+    mkdir -p "$dir"
+    dir=$(realpath "$dir")
+    rm -f "$dir"/test.db*
+    marker="SQLCipherKit-plaintext-marker-$$-$RANDOM$RANDOM"
+    if [ "$IS_SWIFT" = yes ]; then
+        build_swift_program "$dir" "$lib_dir"
+    else
+        build_c_program "$dir" "$lib_dir"
+    fi
+    run_downstream "$dir" "$marker"
+    if check_at_rest "$dir" "$marker"; then at_rest_ok=yes; fi
+    check_libraries "$dir/downstream"
+    [ "$at_rest_ok" = no ] || echo "  ok: header is not 'SQLite format 3' and the marker is not in the file"
+}
+
+# -------------------------------------------------------------------------------------------------- main ---
+
+main() {
+    parse_arguments "$@"
+    check_is_archive
+    temp_dir WORK verify-symbols
+    check_symbols
+    [ "$LINK_TEST" = no ] || link_test
+    finish
+}
+
+main "$@"

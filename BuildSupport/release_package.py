@@ -27,6 +27,8 @@ import shutil
 import sys
 import zipfile
 
+import bundle_info  # BuildSupport/bundle_info.py: the artifact bundle's info.json, one writer for both bundles
+
 SWIFT_TOOLS_VERSION = "6.2"
 ASSET_URL_PLACEHOLDER = "https://example.invalid/REPLACE-WITH-THE-RELEASE-ASSET-URL/CSQLCipher.artifactbundle.zip"
 # A fixed timestamp for the zip's entries, so two builds of the same bundle give the same zip and checksum.
@@ -107,26 +109,8 @@ def write_bundle(out, args):
         handle.write("\n".join(rewritten))
     with open(os.path.join(include, "module.modulemap"), "w", encoding="utf-8") as handle:
         handle.write(module_map(args.openssl))
-    info = {
-        "schemaVersion": "1.0",
-        "artifacts": {
-            "CSQLCipher": {
-                "type": "staticLibrary",
-                "version": args.version,
-                "variants": [{
-                    "path": variant,
-                    "supportedTriples": [args.triple],
-                    "staticLibraryMetadata": {
-                        "headerPaths": ["CSQLCipher/include"],
-                        "moduleMapPath": "CSQLCipher/include/module.modulemap",
-                    },
-                }],
-            }
-        },
-    }
-    with open(os.path.join(bundle, "info.json"), "w", encoding="utf-8") as handle:
-        json.dump(info, handle, indent=2)
-        handle.write("\n")
+    document = bundle_info.info("CSQLCipher", args.version, args.triple, variant)
+    bundle_info.write(os.path.join(bundle, "info.json"), document)
     return bundle
 
 

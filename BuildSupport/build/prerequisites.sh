@@ -1,0 +1,52 @@
+# shellcheck shell=bash
+# Phase "prerequisites": the tools and system packages the build (and, with --test-tools, the tests) need.
+# Installs missing Debian packages when root; otherwise stops naming them.
+
+have_openssl_headers() {
+    printf '#include <openssl/evp.h>\n' | "$CC" -E -x c - >/dev/null 2>&1
+}
+
+have_tcl_config() {
+    compgen -G '/usr/lib/tcl8*/tclConfig.sh' >/dev/null || compgen -G '/usr/lib/*/tcl8*/tclConfig.sh' >/dev/null
+}
+
+# Installs Debian packages when root, else stops naming them.
+install_packages() {
+    [ $# -gt 0 ] || return 0
+    if [ "$(id -u)" = 0 ] && [ -z "${SQLCIPHERKIT_NO_INSTALL:-}" ] && command -v apt-get >/dev/null; then
+        note "installing missing packages: $*"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq >/dev/null || die "apt-get update failed; install these packages by hand: $*"
+        apt-get install -y -qq --no-install-recommends "$@" >/dev/null \
+            || die "apt-get install failed; install these packages by hand: $*"
+    else
+        die "missing system packages: $* (install them: sudo apt-get install $*)"
+    fi
+}
+
+# Prints the Debian packages missing for the build (and, with "yes", for the tests), one a line.
+missing_packages() {
+    local want_test_tools=$1
+    have_openssl_headers || echo libssl-dev
+    command -v tclsh >/dev/null || echo tcl
+    [ "$want_test_tools" = yes ] || return 0
+    command -v pkg-config >/dev/null || echo pkg-config
+    [ -e /usr/include/sqlite3.h ] || echo libsqlite3-dev
+    # The callgrind gate (Tests/PerformanceGateTests) counts instructions under valgrind.
+    command -v valgrind >/dev/null || echo valgrind
+    # tclConfig.sh: Tests/Upstream/run-upstream.sh builds SQLCipher's testfixture against Tcl.
+    have_tcl_config || echo tcl-dev
+}
+
+check_prerequisites() {
+    local want_test_tools=$1 missing=() tool
+    mapfile -t missing < <(missing_packages "$want_test_tools")
+    install_packages ${missing[@]+"${missing[@]}"}
+    have_openssl_headers || die "OpenSSL headers are still missing after installing libssl-dev"
+    command -v tclsh >/dev/null || die "tclsh is still missing after installing tcl"
+    for tool in "$CC" ar ld nm readelf strip objcopy make tar sha256sum python3 swift swiftc; do
+        command -v "$tool" >/dev/null || die "required tool '$tool' is not on PATH"
+    done
+    note "C compiler: $(cc_version)"
+    note "Swift: $(swift_version_line)"
+}

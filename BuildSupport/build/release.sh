@@ -1,0 +1,48 @@
+# shellcheck shell=bash
+# The release packages and the SBOM, written by BuildSupport/release_package.py and BuildSupport/sbom.py from
+# the facts this build knows. Reads LICENSE_* and OPENSSL_VERSION (collect_licenses).
+
+# One release package, dist/SQLCipherKit/swiftpm/FLAVOUR/: a complete SwiftPM package for a release
+# repository, its engine bundle zipped and checksummed for the binaryTarget(url:checksum:) form in
+# release-asset/. The folder's name is the package's identity for a path dependency (`package: "SQLCipherKit"`).
+# write_release_package DIST TRIPLE FLAVOUR ENGINE.a system|folded COMPONENT...
+write_release_package() {
+    local dist=$1 triple=$2 flavour=$3 archive=$4 openssl=$5 out=$1/swiftpm/$3
+    local notices=$BUILD_DIR/licenses/$3-NOTICES.txt checksum=$out/release-asset/CSQLCipher.artifactbundle.zip.sha256
+    shift 5
+    mkdir -p "$dist/swiftpm"
+    notices_for "$notices" "the $flavour release package" "$openssl" "$@"
+    local common=(--out "$out" --root "$ROOT" --engine "$archive" --sqlite-header "$BUILD_DIR/include/sqlite3.h"
+        --triple "$triple" --version "$PIN_VERSION" --openssl "$openssl" --notices "$notices")
+    [ -z "$RELEASE_ASSET_URL" ] || common+=(--asset-url "$RELEASE_ASSET_URL")
+    python3 "$ROOT/BuildSupport/release_package.py" "${common[@]}" \
+        || die "could not write the release package $flavour"
+    swift package --package-path "$out" compute-checksum "$out/release-asset/CSQLCipher.artifactbundle.zip" \
+        >"$checksum" || die "swift package compute-checksum failed for $flavour"
+    python3 "$ROOT/BuildSupport/release_package.py" "${common[@]}" --stage asset-manifest --checksum-file "$checksum" \
+        || die "could not write the release-asset manifest for $flavour"
+}
+
+# swiftpm/SQLCipherKit/ (the system's libcrypto) and swiftpm/SQLCipherKit-openssl-inside/ (libcrypto folded in).
+write_release_packages() {
+    local dist=$1 triple=$2 folded_archive=$3
+    write_release_package "$dist" "$triple" SQLCipherKit "$dist/lib/libsqlcipher.a" system sqlcipherkit sqlcipher
+    write_release_package "$dist" "$triple" SQLCipherKit-openssl-inside "$folded_archive" folded \
+        sqlcipherkit sqlcipher openssl
+}
+
+# dist/SQLCipherKit/sbom.cdx.json (CycloneDX, BuildSupport/sbom.py) from the facts this build knows.
+write_sbom() {
+    local dist=$1 facts=$BUILD_DIR/sbom-facts.json url f
+    local args=(sqlcipherVersion="$PIN_VERSION" sqliteVersion="$PIN_SQLITE_VERSION" sourceTarball="$PIN_TARBALL"
+        sourceSHA256="$PIN_SHA256" "sourceURLs:=[]" "compileFlags:=[]" opensslVersion="$OPENSSL_VERSION"
+        "opensslPackageVersion=$(dpkg-query -W -f='${Version}' libssl3 2>/dev/null || echo unknown)"
+        "swiftVersion=$(swiftc --version 2>&1 | sed -n 's/.*Swift version \([0-9.]*\).*/\1/p' | head -n1)"
+        "swiftVersionLine=$(swift_version_line)" "cCompiler=$(cc_version)"
+        projectVersion="$PROJECT_VERSION" packageResolved="$ROOT/Package.resolved" dist="$dist"
+        "opensslSystemNote=$(openssl_note system)" "opensslFoldedNote=$(openssl_note folded)")
+    while read -r url; do args+=("sourceURLs[]=$url"); done < <(source_urls)
+    for f in "${PIN_CFLAGS[@]}"; do args+=("compileFlags[]=$f"); done
+    json_object "$facts" "${args[@]}"
+    python3 "$ROOT/BuildSupport/sbom.py" --out "$dist/sbom.cdx.json" --facts "$facts" || die "could not write the SBOM"
+}
