@@ -14,9 +14,7 @@ struct CallgrindGateTests {
     /// scan and select together) crosses it; the argument-array path gives 1.30 plain, 1.20 encrypted.
     static let budget = (plain: 1.05, encrypted: 1.04)
 
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let gatePackage = root.appendingPathComponent("Tests/CallgrindGate").path
+    static let gatePackage = Repository.path("Tests/CallgrindGate")
 
     /// Runs `executable` with this process's environment plus `extra`.
     static func run(_ executable: String, _ arguments: [String], extra: [String: String] = [:]) throws
@@ -62,10 +60,9 @@ struct CallgrindGateTests {
 
     @Test("SQLCipherKit's fast path stays within budget of the same C loop, plain and encrypted")
     func instructionRatio() throws {
-        let folder = FileManager.default.temporaryDirectory
-            .appendingPathComponent("sqlcipherkit-callgrind-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let temporary = try TemporaryDirectory(prefix: "sqlcipherkit-callgrind")
+        defer { withExtendedLifetime(temporary) {} }
+        let folder = temporary.path
         let binary = try Self.buildWorkload(into: folder)
         for (protection, budget) in [("plain", Self.budget.plain), ("encrypted", Self.budget.encrypted)] {
             let kit = try Self.instructions(binary, "kit", protection, folder: folder)

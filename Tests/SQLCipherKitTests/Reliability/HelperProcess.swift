@@ -1,4 +1,5 @@
 import Foundation
+import SQLCipherKit
 import Testing
 
 /// A running `ReliabilityHelper` child (Sources/ReliabilityHelper): its standard output read line by line as
@@ -127,5 +128,5 @@ final class HelperProcess: @unchecked Sendable {
 
 /// A random 32-byte key as 64 hex digits.
 func randomKeyHex() -> String {
-    (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+    Hex.string((0..<32).map { _ in UInt8.random(in: 0...255) })
 }
