@@ -122,6 +122,38 @@ struct CLITests {
         #expect(short.stderr.contains("64 digits"))
     }
 
+    @Test("--salt: 32 hex digits (either case) are the salt of a plaintext-header database; other text is a usage error")
+    func saltOption() throws {
+        let folder = try TemporaryDirectory()
+        let db = folder.file("header.db")
+        let header = ["--plaintext-header", "32"]
+        let environment = ["K": Self.passphrase]
+        // Written out, not made with the hex helper the CLI uses: this test checks that helper's reading.
+        let digits = "e0e1e2e3e4e5e6e7e8e9eaebecedeeef"
+        let salt: [UInt8] = [0xe0, 0xe1, 0xe2, 0xe3, 0xe4, 0xe5, 0xe6, 0xe7, 0xe8, 0xe9, 0xea, 0xeb, 0xec, 0xed, 0xee, 0xef]
+        let create = try cli(["query", db, "CREATE TABLE t(a); INSERT INTO t VALUES (7)", "--create", "--key-env", "K",
+                              "--salt", digits] + header, environment: environment)
+        try #require(create.status == 0, "\(create)")
+        #expect(try contents(of: db).prefix(15) == Data("SQLite format 3".utf8), "the header should be plaintext")
+        // The salt the CLI keyed the file with is those 16 bytes: the API opens it with them.
+        let opened = try Database(path: db, key: .passphrase(Self.passphrase),
+                                  configuration: .init(mode: .readOnly,
+                                                       cipher: CipherSettings(plaintextHeaderSize: 32, salt: salt)))
+        #expect(try opened.scalar(Int.self, "SELECT a FROM t") == 7)
+        opened.close()
+        let upper = try cli(["query", db, "SELECT a FROM t", "--format", "csv", "--key-env", "K",
+                             "--salt", digits.uppercased()] + header, environment: environment)
+        #expect(upper.status == 0 && upper.stdout == "a\n7\n", "\(upper)")
+        let otherSalt = try cli(["check", db, "--key-env", "K", "--salt", String(repeating: "0", count: 32)] + header,
+                                environment: environment)
+        #expect(otherSalt.status == 3, "\(otherSalt)")
+        for bad in [String(digits.dropLast()), String(digits.dropLast(2)), digits + "00", "zz" + digits.dropFirst(2),
+                    "+f" + digits.dropFirst(2), ""] {
+            let result = try cli(["check", db, "--key-env", "K", "--salt", bad] + header, environment: environment)
+            #expect(result.status == 64 && result.stderr.contains("--salt takes 32 hex digits"), "\(bad): \(result)")
+        }
+    }
+
     @Test("exit codes: wrong key 3, flipped data byte 4, bad flags 64, other failures 1")
     func exitCodes() throws {
         let folder = try TemporaryDirectory()
