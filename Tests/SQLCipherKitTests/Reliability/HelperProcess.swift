@@ -7,6 +7,9 @@ import Testing
 ///
 /// Every line the child wrote, and its standard error, are checked for the secrets it was given: a key must
 /// never appear in any output.
+///
+/// `@unchecked Sendable`: `lines`, `nextLine` and `outputEnded` are only touched under `condition`; `errorData`
+/// is written once by its reading thread before `errorDone` is signalled and read only after waiting on it.
 final class HelperProcess: @unchecked Sendable {
     /// SwiftPM builds the helper next to the test bundle (the test target depends on it).
     static let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
