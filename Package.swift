@@ -47,7 +47,8 @@ let package = Package(
         // SQLCipherKit / C in instructions under callgrind (builds and runs Tests/CallgrindGate, a package of its
         // own, in release mode).
         .testTarget(name: "PerformanceGateTests", dependencies: ["ProcessTestSupport"]),
-        // Running child processes, temporary folders and the pin (Vendor/build/pin.json), for the test targets.
+        // What the test targets share: running child processes (and the built CLI), the repository root, the temporary
+        // folder, reading and writing files, and the pin (Vendor/build/pin.json).
         .target(name: "ProcessTestSupport", path: "Tests/ProcessTestSupport"),
         // Files exchanged with an independently built SQLCipher (the sqlcipher3 wheel in a virtual environment
         // the tests create); the CLI dependency builds sqlcipherkit next to the test bundle. python/ holds the

@@ -32,8 +32,8 @@ enum MemoryScan {
         orFail("exercise") {
             let passphraseKey = try Key.passphrase(bytes: passphrase)
             let rawKey = try Key.rawKey(raw)
-            wipe(&passphrase)
-            wipe(&raw)
+            KeyMemory.wipe(&passphrase)
+            KeyMemory.wipe(&raw)
             try exercise(folder: folder, passphrase: passphraseKey, raw: rawKey)
         }
 
@@ -83,13 +83,10 @@ enum MemoryScan {
         }
     }
 
-    /// The hex text of `bytes`, each digit masked as soon as it is made.
+    /// The hex text of `bytes` in the case `digits` gives, each digit masked as soon as it is made (not
+    /// ``Hex/string(_:)``, which would hold the unmasked text, and this process is the one being scanned).
     private static func maskedHex(_ bytes: [UInt8], digits: [UInt8]) -> [UInt8] {
         bytes.flatMap { [digits[Int($0 >> 4)] ^ mask, digits[Int($0 & 0x0F)] ^ mask] }
-    }
-
-    private static func wipe(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } }
     }
 
     /// Scans every readable mapping of this process for the unmasked patterns: the bytes scanned and the hits.

@@ -9,15 +9,10 @@ func report(_ line: String) {
     writeLine(line, to: 1)
 }
 
-/// Writes `line` and a newline to file descriptor `descriptor` with write(2), bypassing stdio buffers.
+/// Writes `line` and a newline to file descriptor `descriptor` with write(2), bypassing stdio buffers; exits
+/// with status 70 when the parent has stopped reading.
 func writeLine(_ line: String, to descriptor: Int32) {
-    let bytes = Array((line + "\n").utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-        if written <= 0 { exit(70) }
-        offset += written
-    }
+    guard StandardError.write(line + "\n", toDescriptor: descriptor) else { exit(70) }
 }
 
 /// Reports a failure on standard error and exits with status 70 (EX_SOFTWARE).

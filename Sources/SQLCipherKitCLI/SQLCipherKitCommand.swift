@@ -16,12 +16,14 @@ struct SQLCipherKitCommand: ParsableCommand {
             them at the prompt (a terminal is needed). --raw reads the key material as hex (64 digits: raw key; \
             96: raw key and salt).
 
-            Exit status: 0 success, 3 wrong key or not a database, 4 integrity failure (tampered or corrupt), \
-            64 usage error, 1 any other failure.
+            Exit status: \(ExitStatus.success.rawValue) success, \(ExitStatus.wrongKeyOrNotADatabase.rawValue) wrong \
+            key or not a database, \(ExitStatus.integrityFailure.rawValue) integrity failure (tampered or corrupt), \
+            \(ExitStatus.usage.rawValue) usage error, \(ExitStatus.failure.rawValue) any other failure.
             """,
         // The engine's own word, not a copy of the pin (Vendor/sqlcipher.pin is the one place that names it).
         version: "sqlcipherkit 0.1.0 (SQLCipherKit, SQLCipher \(Engine.cipherVersion ?? "not found") on SQLite "
             + "\(Engine.sqliteVersion))",
+        // One command per file in Commands/; the key and cipher options they share are the option groups in Options/.
         subcommands: [SelfCheck.self, Check.self, Encrypt.self, Decrypt.self, Rekey.self, Migrate.self, Info.self,
                       Query.self]
     )

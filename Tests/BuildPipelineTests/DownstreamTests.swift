@@ -81,15 +81,15 @@ struct DownstreamTests {
         try Repository.requireBuild()
         let pin = try Pin.current.get()
         let folder = try TemporaryDirectory()
-        try """
+        try writeFile(folder.file("plugin.swift"), """
             import SQLCipherKit
             @_cdecl("plugin_selfcheck")
             public func pluginSelfCheck() -> Int32 {
                 guard let facts = try? Engine.selfCheck(), facts.cipherVersion == "\(pin.cipherVersion)" else { return 0 }
                 return (try? Engine.proveEncryptionAtRest()) != nil ? 1 : 0
             }
-            """.write(toFile: folder.file("plugin.swift"), atomically: true, encoding: .utf8)
-        try """
+            """)
+        try writeFile(folder.file("host.c"), """
             #include <dlfcn.h>
             #include <stdio.h>
             #include <sqlite3.h>
@@ -102,7 +102,7 @@ struct DownstreamTests {
                 printf("plugin selfcheck: %s\\n", ok ? "ok" : "FAILED");
                 return ok ? 0 : 1;
             }
-            """.write(toFile: folder.file("host.c"), atomically: true, encoding: .utf8)
+            """)
         let dist = Repository.dist
         let build = try shell(#"""
             set -e

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// The protections that keep the build from shipping plaintext. Each test fails if its protection is removed.
@@ -40,7 +41,7 @@ struct NegativeBuildTests {
         let plain = try Self.plainEngine.get()
         let swiftArchive = Repository.path(".build/release/libSQLCipherKit.a")
         let folder = try TemporaryDirectory()
-        try """
+        try writeFile(folder.file("stubs.c"), """
             #include <stdlib.h>
             #include <sqlite3.h>
 
@@ -93,8 +94,8 @@ struct NegativeBuildTests {
                 pretend_vfs.xOpen = pretend_open;
                 sqlite3_vfs_register(&pretend_vfs, 1);
             }
-            """.write(toFile: folder.file("stubs.c"), atomically: true, encoding: .utf8)
-        try """
+            """)
+        try writeFile(folder.file("main.swift"), """
             import Foundation
             import SQLCipherKit
 
@@ -152,7 +153,7 @@ struct NegativeBuildTests {
                                   configuration: .init(verifiesCipherEngine: false))
             try db.execute("CREATE TABLE t(v); INSERT INTO t VALUES ('opt-out')")
             db.close()
-            """.write(toFile: folder.file("main.swift"), atomically: true, encoding: .utf8)
+            """)
         let result = try shell(#"""
             set -e
             cd "$1"
@@ -205,7 +206,7 @@ struct NegativeBuildTests {
         try Repository.requireBuild()
         let folder = try TemporaryDirectory()
         let empty = folder.file("libempty.a")
-        try Data("!<arch>\n".utf8).write(to: URL(fileURLWithPath: empty))
+        try writeFile(empty, "!<arch>\n")
         for (engine, swift) in [(empty, Repository.mergedArchive), (Repository.engineArchive, empty)] {
             let result = try run(Repository.buildScript, ["merge", "--engine", engine, "--swift", swift,
                                                           "--out", folder.file("out.a")])
@@ -291,7 +292,7 @@ struct NegativeBuildTests {
         let folder = try TemporaryDirectory()
         // An ldd on PATH ahead of the real one: it fails outright, or it reports a system libsqlite3.
         try FileManager.default.createDirectory(atPath: folder.file("bin"), withIntermediateDirectories: true)
-        try "#!/bin/sh\n\(fakeLdd)\n".write(toFile: folder.file("bin/ldd"), atomically: true, encoding: .utf8)
+        try writeFile(folder.file("bin/ldd"), "#!/bin/sh\n\(fakeLdd)\n")
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.file("bin/ldd"))
         let path = folder.file("bin") + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         let result = try run(Repository.verifyScript, [Repository.engineArchive, "--link-test"],
@@ -311,7 +312,7 @@ struct NegativeBuildTests {
         let missing = try run(Repository.verifyScript, [folder.file("none.a")])
         #expect(missing.status == 1)
         #expect(missing.output.contains("no such archive"))
-        try Data("hello".utf8).write(to: URL(fileURLWithPath: folder.file("text.a")))
+        try writeFile(folder.file("text.a"), "hello")
         let text = try run(Repository.verifyScript, [folder.file("text.a")])
         #expect(text.status == 1)
         #expect(text.output.contains("not an ar archive"))

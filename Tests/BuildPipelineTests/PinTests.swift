@@ -72,13 +72,13 @@ struct PinTests {
     @Test("no tracked file but the pin (and its history) names the pinned release")
     func pinnedReleaseIsNamedOnce() throws {
         let pin = try Pin.current.get()
-        let copies = try Self.copiesOfThePin(pin, root: Pin.repositoryRoot)
+        let copies = try Self.copiesOfThePin(pin, root: Repository.root)
         #expect(copies.isEmpty, """
             the pinned release is written outside Vendor/sqlcipher.pin; read it from the pin \
             (Vendor/build/pin.json, Pin in ProcessTestSupport) or the engine instead:
             \(copies.joined(separator: "\n"))
             """)
-        let readme = try String(contentsOf: Pin.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: Repository.root.appendingPathComponent("README.md"), encoding: .utf8)
         #expect(Self.historySection(of: readme) != nil, "README.md has no '\(Self.readmeHistoryHeading)' section")
     }
 
@@ -90,7 +90,7 @@ struct PinTests {
         func write(_ path: String, _ text: String) throws {
             let url = root.appendingPathComponent(path)
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try text.write(to: url, atomically: true, encoding: .utf8)
+            try writeFile(url.path, text)
         }
         try write("Vendor/sqlcipher.pin", "PIN_VERSION=\(pin.sqlcipherVersion)\n")
         try write("Sources/A.swift", "let v = \"\(pin.sqlcipherVersion) community\"\n")

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 @Suite("Prerequisites", .timeLimit(.minutes(10)))

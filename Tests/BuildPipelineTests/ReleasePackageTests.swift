@@ -27,7 +27,7 @@ struct ReleasePackageTests {
         let rewritten = lines.joined(separator: "\n")
             .replacingOccurrences(of: #"package: "SQLCipherKit")"#, with: "package: \"\(identity)\")")
         #expect(rewritten != manifest && rewritten.contains(dependency), "the dependency line was not replaced")
-        try rewritten.write(toFile: manifestPath, atomically: true, encoding: .utf8)
+        try writeFile(manifestPath, rewritten)
         return copy
     }
 
@@ -178,7 +178,7 @@ struct ReleasePackageTests {
         var brokenComponents = components
         brokenComponents[0]["hashes"] = [["alg": "SHA-256", "content": "not-a-hash"]]
         broken["components"] = brokenComponents
-        try JSONSerialization.data(withJSONObject: broken).write(to: URL(fileURLWithPath: folder.file("broken.json")))
+        try writeFile(folder.file("broken.json"), JSONSerialization.data(withJSONObject: broken))
         let invalid = try run(venv + "/bin/python", [validator, folder.file("broken.json")])
         #expect(invalid.status == 1 && invalid.output.contains("INVALID"), "\(invalid)")
     }

@@ -62,7 +62,7 @@ struct CheckoutReproducibilityTests {
             # the Swift side. Its stamps say it is up to date, so the second build does not recompile it.
             mkdir -p "$2/Vendor/build"
             cp -a Vendor/build/amalgamation Vendor/build/include Vendor/build/lib Vendor/build/*.stamp "$2/Vendor/build/"
-            """#, Pin.repositoryRoot.path, checkout)
+            """#, Repository.root.path, checkout)
         #expect(copy.status == 0, "\(copy)")
         let build = try run(checkout + "/build-sqlcipher.sh", ["--source", Repository.cachedTarball])
         #expect(build.status == 0, "\(build)")

@@ -12,7 +12,7 @@ struct SourceTests {
     private func corruptCopy(at path: String) throws {
         var bytes = try Data(contentsOf: URL(fileURLWithPath: Repository.cachedTarball))
         bytes[bytes.count / 2] ^= 0x01
-        try bytes.write(to: URL(fileURLWithPath: path))
+        try writeFile(path, bytes)
     }
 
     /// Runs `build-sqlcipher.sh fetch` with its cache in `cache` and the given apt configuration.
@@ -26,13 +26,12 @@ struct SourceTests {
         let pool = folder.file("mirror/pool/main/s/sqlcipher")
         try FileManager.default.createDirectory(atPath: pool, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: folder.file("parts"), withIntermediateDirectories: true)
-        try "deb [trusted=yes] file:\(folder.file("mirror")) stable main\n"
-            .write(toFile: folder.file("sources.list"), atomically: true, encoding: .utf8)
-        try """
+        try writeFile(folder.file("sources.list"), "deb [trusted=yes] file:\(folder.file("mirror")) stable main\n")
+        try writeFile(folder.file("apt.conf"), """
             Dir::Etc::sourcelist "\(folder.file("sources.list"))";
             Dir::Etc::sourceparts "\(folder.file("parts"))";
 
-            """.write(toFile: folder.file("apt.conf"), atomically: true, encoding: .utf8)
+            """)
         return (folder.file("apt.conf"), pool)
     }
 
@@ -116,7 +115,7 @@ struct SourceTests {
     func mirrorDiscovery() throws {
         let folder = try TemporaryDirectory()
         let (aptConfig, _) = try fileMirror(in: folder)
-        try """
+        try writeFile(folder.file("parts/debian.sources"), """
             Types: deb
             URIs: file:/srv/first file:/srv/second/
             Suites: stable
@@ -127,11 +126,10 @@ struct SourceTests {
             URIs: file:/srv/disabled
             Suites: stable
 
-            """.write(toFile: folder.file("parts/debian.sources"), atomically: true, encoding: .utf8)
-        try "deb-src [arch=amd64 signed-by=/k.gpg] file:/srv/third stable main\n# deb file:/srv/commented x y\n"
-            .write(toFile: folder.file("parts/extra.list"), atomically: true, encoding: .utf8)
-        try "deb file:/srv/ignored stable main\n"
-            .write(toFile: folder.file("parts/old.list.disabled"), atomically: true, encoding: .utf8)
+            """)
+        try writeFile(folder.file("parts/extra.list"),
+                      "deb-src [arch=amd64 signed-by=/k.gpg] file:/srv/third stable main\n# deb file:/srv/commented x y\n")
+        try writeFile(folder.file("parts/old.list.disabled"), "deb file:/srv/ignored stable main\n")
         let result = try run(Repository.buildScript, ["mirrors"], environment: ["APT_CONFIG": aptConfig])
         #expect(result.status == 0, "\(result)")
         let mirrors = ["file:/srv/first", "file:/srv/second", "file:\(folder.file("mirror"))", "file:/srv/third"]

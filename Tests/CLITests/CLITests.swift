@@ -1,5 +1,6 @@
 import Foundation
 import ProcessTestSupport
+import SQLCipherKit
 import Testing
 
 /// The `sqlcipherkit` contract, by spawning the built executable: commands, exit codes, key sources, no key
@@ -12,13 +13,13 @@ struct CLITests {
     static let rawHex = String(repeating: "3a7f", count: 16)             // 64 digits
     /// 96 digits: a raw key (32 bytes 0x10, 0x11, …) and then a salt (16 bytes 0xe0, 0xe1, …), each unlike the
     /// other and unlike any repetition, so a swap or a misplaced slice shows.
-    static let saltedKeyHex = (0..<32).map { String(format: "%02x", 0x10 + $0) }.joined()
-    static let saltHex = (0..<16).map { String(format: "%02x", 0xe0 + $0) }.joined()
+    static let saltedKeyHex = Hex.string((0..<32).map { UInt8(0x10 + $0) })
+    static let saltHex = Hex.string((0..<16).map { UInt8(0xe0 + $0) })
     static let rawSaltHex = saltedKeyHex + saltHex
     static let secrets = [passphrase, otherPassphrase, rawHex, rawSaltHex, saltedKeyHex]
 
     /// Runs the CLI and checks that no secret appears, in any letter case, in what it printed.
-    func cli(_ arguments: [String], environment: [String: String] = [:], input: Data = Data()) throws -> CLI.Result {
+    func cli(_ arguments: [String], environment: [String: String] = [:], input: Data = Data()) throws -> ProcessResult {
         let result = try CLI.run(arguments, environment: environment, input: input)
         #expect(Self.leakedSecrets(in: result).isEmpty, "a key was printed: \(arguments)")
         return result
@@ -26,16 +27,16 @@ struct CLITests {
 
     /// The indices in ``secrets`` of those that `result` printed, compared without regard to case (hex digits
     /// printed as upper case are the same key).
-    static func leakedSecrets(in result: CLI.Result) -> [Int] {
+    static func leakedSecrets(in result: ProcessResult) -> [Int] {
         let printed = (result.stdout + "\n" + result.stderr).lowercased()
         return secrets.indices.filter { printed.contains(secrets[$0].lowercased()) }
     }
 
     @Test("control: the key-leak scan finds a key printed in upper case")
     func leakScanIgnoresCase() {
-        let printed = CLI.Result(status: 0, stdout: "key: \(Self.rawSaltHex.uppercased())\n", stderr: "")
+        let printed = ProcessResult(status: 0, stdout: "key: \(Self.rawSaltHex.uppercased())\n", stderr: "")
         #expect(Self.leakedSecrets(in: printed).contains(Self.secrets.firstIndex(of: Self.rawSaltHex) ?? -1))
-        let passphrase = CLI.Result(status: 0, stdout: "", stderr: Self.passphrase.uppercased())
+        let passphrase = ProcessResult(status: 0, stdout: "", stderr: Self.passphrase.uppercased())
         #expect(Self.leakedSecrets(in: passphrase) == [0])
     }
 
@@ -69,7 +70,7 @@ struct CLITests {
         let folder = try TemporaryDirectory()
         let db = folder.file("k.db")
         try makeDatabase(db)
-        try Data((Self.passphrase + "\n").utf8).write(to: URL(fileURLWithPath: folder.file("key.txt")))
+        try writeFile(folder.file("key.txt"), Self.passphrase + "\n")
         let ways: [([String], [String: String], Data)] = [
             (["--key-env", "DB_KEY"], ["DB_KEY": Self.passphrase], Data()),
             (["--key-file", folder.file("key.txt")], [:], Data()),
@@ -106,7 +107,7 @@ struct CLITests {
         }
         // The 96-digit form's last 16 bytes are the salt, stored as the file's first 16 bytes …
         let salted = folder.file("salted.db")
-        #expect(Array(try contents(salted).prefix(16)) == (0..<16).map { UInt8(0xe0 + $0) })
+        #expect(Array(try contents(of: salted).prefix(16)) == (0..<16).map { UInt8(0xe0 + $0) })
         // … and its first 32 bytes the key: that key alone (64 digits; the salt read from the file) opens it,
         // the halves swapped do not.
         let keyOnly = try cli(["query", salted, "SELECT a FROM t", "--key-env", "R", "--raw", "--format", "csv"],
@@ -121,18 +122,50 @@ struct CLITests {
         #expect(short.stderr.contains("64 digits"))
     }
 
+    @Test("--salt: 32 hex digits (either case) are the salt of a plaintext-header database; other text is a usage error")
+    func saltOption() throws {
+        let folder = try TemporaryDirectory()
+        let db = folder.file("header.db")
+        let header = ["--plaintext-header", "32"]
+        let environment = ["K": Self.passphrase]
+        // Written out, not made with the hex helper the CLI uses: this test checks that helper's reading.
+        let digits = "e0e1e2e3e4e5e6e7e8e9eaebecedeeef"
+        let salt: [UInt8] = [0xe0, 0xe1, 0xe2, 0xe3, 0xe4, 0xe5, 0xe6, 0xe7, 0xe8, 0xe9, 0xea, 0xeb, 0xec, 0xed, 0xee, 0xef]
+        let create = try cli(["query", db, "CREATE TABLE t(a); INSERT INTO t VALUES (7)", "--create", "--key-env", "K",
+                              "--salt", digits] + header, environment: environment)
+        try #require(create.status == 0, "\(create)")
+        #expect(try contents(of: db).prefix(15) == Data("SQLite format 3".utf8), "the header should be plaintext")
+        // The salt the CLI keyed the file with is those 16 bytes: the API opens it with them.
+        let opened = try Database(path: db, key: .passphrase(Self.passphrase),
+                                  configuration: .init(mode: .readOnly,
+                                                       cipher: CipherSettings(plaintextHeaderSize: 32, salt: salt)))
+        #expect(try opened.scalar(Int.self, "SELECT a FROM t") == 7)
+        opened.close()
+        let upper = try cli(["query", db, "SELECT a FROM t", "--format", "csv", "--key-env", "K",
+                             "--salt", digits.uppercased()] + header, environment: environment)
+        #expect(upper.status == 0 && upper.stdout == "a\n7\n", "\(upper)")
+        let otherSalt = try cli(["check", db, "--key-env", "K", "--salt", String(repeating: "0", count: 32)] + header,
+                                environment: environment)
+        #expect(otherSalt.status == 3, "\(otherSalt)")
+        for bad in [String(digits.dropLast()), String(digits.dropLast(2)), digits + "00", "zz" + digits.dropFirst(2),
+                    "+f" + digits.dropFirst(2), ""] {
+            let result = try cli(["check", db, "--key-env", "K", "--salt", bad] + header, environment: environment)
+            #expect(result.status == 64 && result.stderr.contains("--salt takes 32 hex digits"), "\(bad): \(result)")
+        }
+    }
+
     @Test("exit codes: wrong key 3, flipped data byte 4, bad flags 64, other failures 1")
     func exitCodes() throws {
         let folder = try TemporaryDirectory()
         let db = folder.file("codes.db")
         try makeDatabase(db, rows: 400)
-        let before = try contents(db)
+        let before = try contents(of: db)
 
         let wrongKey = try cli(["check", db, "--key-env", "K"], environment: ["K": Self.otherPassphrase])
         #expect(wrongKey.status == 3, "\(wrongKey)")
         #expect(wrongKey.stderr.hasPrefix("sqlcipherkit: The key does not open"))
         #expect(wrongKey.stderr.components(separatedBy: "\n").filter { !$0.isEmpty }.count == 1, "one sentence")
-        #expect(try contents(db) == before)
+        #expect(try contents(of: db) == before)
 
         let good = try cli(["check", db, "--key-env", "K"], environment: ["K": Self.passphrase])
         #expect(good.status == 0, "\(good)")
@@ -140,7 +173,7 @@ struct CLITests {
 
         var bytes = before
         bytes[4096 * 2 + 700] ^= 0x40  // a byte in page 3, a data page
-        try bytes.write(to: URL(fileURLWithPath: db))
+        try writeFile(db, bytes)
         let tampered = try cli(["check", db, "--key-env", "K"], environment: ["K": Self.passphrase])
         #expect(tampered.status == 4, "\(tampered)")
         #expect(tampered.stdout.contains("HMAC verification failed for page 3"))
@@ -163,25 +196,25 @@ struct CLITests {
 
         let decrypt = try cli(["decrypt", secret, plain, "--key-env", "K"], environment: ["K": Self.passphrase])
         #expect(decrypt.status == 0, "\(decrypt)")
-        #expect(try contents(plain).prefix(15) == Data("SQLite format 3".utf8))
-        #expect(try contents(plain).range(of: Data(Self.marker.utf8)) != nil, "decrypt wrote plaintext rows")
-        #expect(try contents(secret).range(of: Data(Self.marker.utf8)) == nil)
+        #expect(try contents(of: plain).prefix(15) == Data("SQLite format 3".utf8))
+        #expect(try contents(of: plain).range(of: Data(Self.marker.utf8)) != nil, "decrypt wrote plaintext rows")
+        #expect(try contents(of: secret).range(of: Data(Self.marker.utf8)) == nil)
         #expect(try cli(["info", plain]).stdout.contains("format: plain"))
 
         let encrypt = try cli(["encrypt", plain, again, "--key-env", "K2"], environment: ["K2": Self.otherPassphrase])
         #expect(encrypt.status == 0, "\(encrypt)")
-        #expect(try contents(again).prefix(15) != Data("SQLite format 3".utf8))
-        #expect(try contents(again).range(of: Data(Self.marker.utf8)) == nil, "the encrypted file holds a row")
+        #expect(try contents(of: again).prefix(15) != Data("SQLite format 3".utf8))
+        #expect(try contents(of: again).range(of: Data(Self.marker.utf8)) == nil, "the encrypted file holds a row")
         let read = try cli(["query", again, "SELECT count(*) FROM t", "--format", "csv", "--key-env", "K2"],
                            environment: ["K2": Self.otherPassphrase])
         #expect(read.stdout.hasSuffix("3\n"), "\(read)")
 
         // OUT exists: refused, unchanged, no temporary file; --force replaces it.
-        let existing = try contents(again)
+        let existing = try contents(of: again)
         let refused = try cli(["encrypt", plain, again, "--key-env", "K"], environment: ["K": Self.passphrase])
         #expect(refused.status == 1, "\(refused)")
         #expect(refused.stderr.contains("--force"))
-        #expect(try contents(again) == existing)
+        #expect(try contents(of: again) == existing)
         let forced = try cli(["encrypt", plain, again, "--key-env", "K", "--force"], environment: ["K": Self.passphrase])
         #expect(forced.status == 0, "\(forced)")
         #expect(try cli(["check", again, "--key-env", "K"], environment: ["K": Self.passphrase]).status == 0)
@@ -316,9 +349,9 @@ struct CLITests {
 
         let flipped = folder.file("flipped.db")
         try makeDatabase(flipped, rows: 400)
-        var bytes = try contents(flipped)
+        var bytes = try contents(of: flipped)
         bytes[4096 * 3 + 500] ^= 0x01
-        try bytes.write(to: URL(fileURLWithPath: flipped))
+        try writeFile(flipped, bytes)
         let decrypt = try cli(["decrypt", flipped, folder.file("out.db"), "--key-env", "K"], environment: ["K": Self.passphrase])
         #expect(decrypt.status == 4, "\(decrypt)")
         #expect(try folder.names() == ["damaged.db", "flipped.db"], "a failed decrypt left files behind")

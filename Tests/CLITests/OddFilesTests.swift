@@ -23,7 +23,7 @@ struct OddFilesTests {
         #expect(info.stderr.contains("is empty (0 bytes)"), "\(info)")
         // Nothing was written: still 0 bytes, no side files.
         #expect(try folder.names() == ["empty.db"])
-        #expect(try contents(path).isEmpty)
+        #expect(try contents(of: path).isEmpty)
     }
 
     @Test("A directory given as the database is named as such, not as a disk I/O error")
@@ -109,7 +109,7 @@ struct OddFilesTests {
         let folder = try TemporaryDirectory()
         let path = folder.file("wal.db")
         try Self.makeWALDatabase(path)
-        let before = try Self.listing(folder), bytes = try contents(path)
+        let before = try Self.listing(folder), bytes = try contents(of: path)
         try #require(before.keys.sorted() == ["wal.db"], "side files before the check: \(before)")
         let check = try CLI.run(["check", path, "--key-env", "K"], environment: Self.environment)
         #expect(check.status == 0 && check.stdout == "ok\n", "\(check)")
@@ -119,7 +119,7 @@ struct OddFilesTests {
         #expect(info.status == 0 && info.stdout.contains("format: 4"), "\(info)")
         let afterInfo = try Self.listing(folder)
         #expect(afterInfo == before, "info changed the folder: \(before) → \(afterInfo)")
-        #expect(try contents(path) == bytes, "the database file was written")
+        #expect(try contents(of: path) == bytes, "the database file was written")
     }
 
     @Test("check leaves another connection's -wal and -shm alone, and that connection's commits stay")

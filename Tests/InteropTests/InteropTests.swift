@@ -37,10 +37,10 @@ struct InteropTests {
     static let passphrase = "interop ' pässwörd 🔑 \(UUID().uuidString)"
     static let wrongPassphrase = "interop-wrong-\(UUID().uuidString)"
     static let rawKey = randomBytes(32)
-    static let rawKeyHex = rawKey.hexString
+    static let rawKeyHex = Hex.string(rawKey)
     static let rawSalt = randomBytes(16)
-    static let rawKeyAndSaltHex = (rawKey + rawSalt).hexString
-    static let wrongRawKeyHex = randomBytes(32).hexString
+    static let rawKeyAndSaltHex = Hex.string(rawKey + rawSalt)
+    static let wrongRawKeyHex = Hex.string(randomBytes(32))
     static let secrets = [passphrase, wrongPassphrase, rawKeyHex, rawKeyAndSaltHex, wrongRawKeyHex]
 
     static func randomBytes(_ count: Int) -> [UInt8] {
@@ -126,7 +126,7 @@ struct InteropTests {
     }
 
     func cli(_ arguments: [String], environment: [String: String]) throws -> ProcessResult {
-        try checked(CLI.run(arguments, environment: environment), "sqlcipherkit \(arguments.first ?? "")")
+        try checked(CLI.run(arguments, environment: environment, timeout: 120), "sqlcipherkit \(arguments.first ?? "")")
     }
 
     /// One row of `sqlcipherkit query --format json` over ``cliSelect``.
@@ -142,7 +142,7 @@ struct InteropTests {
         rows.map { row in
             // SQLite's hex(): uppercase digits, and '' for NULL.
             CLIRow(id: row[0].integerValue ?? 0, i: row[1].integerValue, r: row[2].realValue, t: row[3].textValue,
-                   b: row[4].blobValue?.hexString.uppercased() ?? "")
+                   b: row[4].blobValue.map { Hex.string($0).uppercased() } ?? "")
         }
     }
 

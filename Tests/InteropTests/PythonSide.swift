@@ -39,11 +39,8 @@ struct PythonSide: Sendable {
         }
     }
 
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("python/interop.py").path
-    static let venv = repository.appendingPathComponent("Vendor/build/python-venv").path
+    static let script = Repository.path("Tests/InteropTests/python/interop.py")
+    static let venv = Repository.path("Vendor/build/python-venv")
     /// Written last, once the pinned package imports: a venv without it (an interrupted setup) is rebuilt.
     static let marker = venv + "/.sqlcipherkit-requirement"
 
@@ -119,7 +116,7 @@ struct PythonSide: Sendable {
             return .broken("pip installed sqlcipher3 \(version), not the pinned \(pinnedVersion)")
         }
         do {
-            try Data((requirement + "\n").utf8).write(to: URL(fileURLWithPath: marker))
+            try writeFile(marker, requirement + "\n")
         } catch {
             return .broken("cannot write \(marker): \(error)")
         }

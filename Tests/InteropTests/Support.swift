@@ -8,17 +8,6 @@ struct InteropFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Runs the built `sqlcipherkit` (SwiftPM builds it next to the test bundle, InteropTests depending on it).
-enum CLI {
-    static let executable = builtCLIExecutable
-
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
-        // Standard input is an empty pipe: no terminal, so the CLI can never prompt.
-        try runProcess(executable, arguments,
-                       environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }, timeout: 120)
-    }
-}
-
 // ------------------------------------------------------------------------------------------- values ---
 
 /// A value as interop.py prints and reads it: tagged, with integers in decimal and reals as their IEEE 754
@@ -33,9 +22,9 @@ struct TaggedValue: Codable, Equatable {
         switch value {
         case .null: type = "null"
         case .integer(let integer): type = "integer"; self.value = String(integer)
-        case .real(let real): type = "real"; bits = String(real.bitPattern, radix: 16).leftPadded(to: 16)
+        case .real(let real): type = "real"; bits = Hex.string(withUnsafeBytes(of: real.bitPattern.bigEndian) { Array($0) })
         case .text(let text): type = "text"; self.value = text
-        case .blob(let bytes): type = "blob"; hex = bytes.hexString
+        case .blob(let bytes): type = "blob"; hex = Hex.string(bytes)
         }
     }
 
@@ -52,7 +41,7 @@ struct TaggedValue: Codable, Equatable {
             guard let value else { throw InteropFailure("text without a value") }
             return .text(value)
         case "blob":
-            guard let hex, let bytes = [UInt8](hexDigits: hex) else { throw InteropFailure("bad blob: \(self)") }
+            guard let hex, let bytes = Hex.bytes(hex) else { throw InteropFailure("bad blob: \(self)") }
             return .blob(bytes)
         default: throw InteropFailure("unknown value type \(type)")
         }
@@ -74,30 +63,5 @@ struct PythonReport: Decodable {
 
     func databaseRows() throws -> [[DatabaseValue]] {
         try (rows ?? []).map { try $0.map { try $0.databaseValue() } }
-    }
-}
-
-extension String {
-    func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
-    }
-}
-
-extension Array where Element == UInt8 {
-    var hexString: String { map { String($0, radix: 16).leftPadded(to: 2) }.joined() }
-
-    /// The bytes of an even number of hex digits, or nil.
-    init?(hexDigits: String) {
-        let digits = Array(hexDigits.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else {
-                return nil
-            }
-            bytes.append(byte)
-        }
-        self = bytes
     }
 }

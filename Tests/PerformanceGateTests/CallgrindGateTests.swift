@@ -23,9 +23,7 @@ struct CallgrindGateTests {
         "encrypted": ["Insert": 1.045, "Scan": 1.08, "Selects": 1.035, "Transactions": 1.02],
     ]
 
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let gatePackage = root.appendingPathComponent("Tests/CallgrindGate").path
+    static let gatePackage = Repository.path("Tests/CallgrindGate")
 
     /// Runs `executable` with this process's environment plus `extra`.
     static func run(_ executable: String, _ arguments: [String], extra: [String: String] = [:]) throws
@@ -82,10 +80,9 @@ struct CallgrindGateTests {
 
     @Test("SQLCipherKit's fast path stays within budget of the same C loop, part by part, plain and encrypted")
     func instructionRatio() throws {
-        let folder = FileManager.default.temporaryDirectory
-            .appendingPathComponent("sqlcipherkit-callgrind-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let temporary = try TemporaryDirectory(prefix: "sqlcipherkit-callgrind")
+        defer { withExtendedLifetime(temporary) {} }
+        let folder = temporary.path
         let binary = try Self.buildWorkload(into: folder)
         for protection in ["plain", "encrypted"] {
             let kit = try Self.instructions(binary, "kit", protection, folder: folder)

@@ -19,13 +19,9 @@ public struct Pin: Decodable, Sendable {
     /// SQLCipher's own test files and the number of tests each must report (`PIN_UPSTREAM_TESTS`).
     public let upstreamTests: [String: Int]
 
-    /// The repository this file belongs to.
-    public static let repositoryRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     /// The pin of this checkout; fails with the fix when the build has not written it.
     public static let current: Result<Pin, PinError> = {
-        let file = repositoryRoot.appendingPathComponent("Vendor/build/pin.json")
+        let file = Repository.root.appendingPathComponent("Vendor/build/pin.json")
         guard let data = FileManager.default.contents(atPath: file.path) else {
             return .failure(PinError(description: "\(file.path) is missing: run ./build-sqlcipher.sh first "
                 + "(the README's test command does)"))

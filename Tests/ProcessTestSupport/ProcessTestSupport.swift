@@ -1,13 +1,15 @@
 import Foundation
 
-// What the test targets that spawn processes share (CLITests, InteropTests): running a child to completion
-// with both pipes drained, and a temporary folder. A library target, not a test target: test targets cannot
-// import each other.
+// What the test targets share (running a child to completion with its pipes drained, the repository root, the
+// temporary folder, file reading and writing, the built CLI, the pin). A library target, not a test target:
+// test targets cannot import each other.
 
-/// What a child process did.
+/// What a child process did: the one process-result type of the test targets.
 public struct ProcessResult: CustomStringConvertible, Sendable {
     public let status: Int32
+    /// Standard output; with `mergingStandardError`, standard output and standard error interleaved as written.
     public let stdout: String
+    /// Standard error (empty with `mergingStandardError`).
     public let stderr: String
 
     public init(status: Int32, stdout: String, stderr: String) {
@@ -17,6 +19,10 @@ public struct ProcessResult: CustomStringConvertible, Sendable {
     }
 
     public var description: String { "exit \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)" }
+
+    /// Everything the child printed: standard output, then standard error (interleaved as written when the
+    /// run merged them).
+    public var output: String { stdout + stderr }
 
     /// The last lines of the output, for a one-paragraph reason.
     public var tail: String {
@@ -29,15 +35,38 @@ public struct ProcessTimeout: Error, CustomStringConvertible {
     public let description: String
 }
 
-/// Runs `executable` with `arguments`, `input` on its standard input (empty: no terminal, so nothing can
-/// prompt), and waits, terminating it after `timeout` seconds. `environment` replaces this process's own.
+/// Runs `executable` with `arguments` and waits for it: the one way the test targets run a child to completion.
+///
+/// - Parameters:
+///   - environment: Replaces this process's own (nil: inherit it).
+///   - input: The child's standard input (empty: no terminal, so nothing can prompt).
+///   - directory: The child's working directory (nil: this process's).
+///   - mergingStandardError: Send standard error into the standard output pipe, so that
+///     ``ProcessResult/stdout`` holds both, interleaved as written.
+///   - timeout: Seconds after which the child is terminated and this throws ``ProcessTimeout`` (nil: none).
+///
+/// The child gets a TMPDIR of its own, removed once it has exited, unless `environment` names another TMPDIR
+/// than this process's: the Swift driver (every `swift build` and `swiftc`) leaves a `TemporaryDirectory.XXXXXX`
+/// folder in TMPDIR on every run, which would otherwise pile up in /tmp.
 public func runProcess(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                       input: Data = Data(), timeout: TimeInterval = 600) throws -> ProcessResult {
+                       input: Data = Data(), in directory: String? = nil, mergingStandardError: Bool = false,
+                       timeout: TimeInterval? = 600) throws -> ProcessResult {
+    let inherited = ProcessInfo.processInfo.environment
+    var childEnvironment = environment ?? inherited
+    var scratch: TemporaryDirectory?
+    if childEnvironment["TMPDIR"] == inherited["TMPDIR"] {
+        let folder = try TemporaryDirectory(prefix: "child-tmp")
+        childEnvironment["TMPDIR"] = folder.path
+        scratch = folder
+    }
+    defer { withExtendedLifetime(scratch) {} }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    if let environment { process.environment = environment }
-    let stdout = Pipe(), stderr = Pipe(), stdin = Pipe()
+    process.environment = childEnvironment
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    let stdout = Pipe(), stdin = Pipe()
+    let stderr = mergingStandardError ? stdout : Pipe()
     process.standardOutput = stdout
     process.standardError = stderr
     process.standardInput = stdin
@@ -46,16 +75,17 @@ public func runProcess(_ executable: String, _ arguments: [String], environment:
     try process.run()
     // Both pipes drain on their own threads so that neither can fill up and block the child.
     let output = PipeCollector(stdout.fileHandleForReading)
-    let errors = PipeCollector(stderr.fileHandleForReading)
+    let errors = mergingStandardError ? nil : PipeCollector(stderr.fileHandleForReading)
     stdin.fileHandleForWriting.write(input)
     try stdin.fileHandleForWriting.close()
-    if exited.wait(timeout: .now() + timeout) == .timedOut {
+    if let timeout, exited.wait(timeout: .now() + timeout) == .timedOut {
         process.terminate()
         exited.wait()
         throw ProcessTimeout(description: "\(executable) \(arguments.first ?? "") did not finish within \(Int(timeout)) s")
     }
+    if timeout == nil { exited.wait() }
     return ProcessResult(status: process.terminationStatus, stdout: String(decoding: output.wait(), as: UTF8.self),
-                         stderr: String(decoding: errors.wait(), as: UTF8.self))
+                         stderr: String(decoding: errors?.wait() ?? Data(), as: UTF8.self))
 }
 
 /// Reads a pipe to its end on a background thread.
@@ -77,28 +107,3 @@ public final class PipeCollector: @unchecked Sendable {
         return data
     }
 }
-
-/// A fresh folder under the system temporary directory, removed when released.
-public final class TemporaryDirectory {
-    public let path: String
-
-    public init(prefix: String = "Tests") throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-
-    /// The path of `name` inside the folder.
-    public func file(_ name: String) -> String { path + "/" + name }
-
-    /// The names of the files in the folder, sorted.
-    public func names() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: path).sorted() }
-}
-
-/// The path of the `sqlcipherkit` executable SwiftPM builds next to the test bundle (for targets that depend on
-/// SQLCipherKitCLI).
-public let builtCLIExecutable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    .appendingPathComponent("sqlcipherkit").path

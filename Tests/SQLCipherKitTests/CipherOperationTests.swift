@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Synchronization
 import Testing
 @testable import SQLCipherKit
@@ -34,7 +35,7 @@ struct CipherOperationTests {
     @Test("rekey passphrase → raw → raw with salt → passphrase, reopening each time")
     func rekeyChain() throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("rekey.db")
+        let path = folder.file("rekey.db")
         let marker = "rekey-marker-\(UUID().uuidString)"
         let first = try Key.passphrase("first passphrase")
         try create(path, key: first, marker: marker)
@@ -60,7 +61,7 @@ struct CipherOperationTests {
     @Test("a rekey that cannot lock the database throws, keeps the old key, and loses nothing")
     func contendedRekey() throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("contended.db")
+        let path = folder.file("contended.db")
         let marker = "contended-\(UUID().uuidString)"
         try create(path, key: .passphrase("old"), marker: marker)
         let rekeyer = try Database(path: path, key: .passphrase("old"), configuration: .init(busyTimeout: .milliseconds(100)))
@@ -80,14 +81,14 @@ struct CipherOperationTests {
     @Test("encrypt in place refuses a database another connection has open in WAL mode")
     func encryptWhileOpenElsewhere() throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("shared.db")
+        let path = folder.file("shared.db")
         let other = try Database(unencryptedPath: path)
         try other.setJournalMode(.wal)
         try other.execute("CREATE TABLE t(v TEXT); INSERT INTO t VALUES ('before')")
         #expect(thrownError { try Database.encrypt(path: path, key: .passphrase("k")) }?.kind == .busy)
         try other.execute("INSERT INTO t VALUES ('after')")
         other.close()
-        #expect(try folder.fileNames() == ["shared.db"])
+        #expect(try folder.names() == ["shared.db"])
         let check = try Database(unencryptedPath: path)
         #expect(try check.scalar(Int.self, "SELECT count(*) FROM t") == 2, "a write was lost")
     }
@@ -95,25 +96,25 @@ struct CipherOperationTests {
     @Test("checkIntegrity, inspect and detectFormat leave a WAL database's folder as they found it; their connection cannot write")
     func inspectionsLeaveTheFolder() throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("wal.db")
+        let path = folder.file("wal.db")
         let key = try Self.rawKey
         let writer = try Database(path: path, key: key)
         try writer.setJournalMode(.wal)
         try writer.execute("CREATE TABLE t(v TEXT); INSERT INTO t VALUES ('kept')")
         writer.close()
         let bytes = try contents(of: path)
-        try #require(try folder.fileNames() == ["wal.db"])
+        try #require(try folder.names() == ["wal.db"])
         let report = try Database.checkIntegrity(path: path, key: key)
         #expect(report.failures.isEmpty && report.notes.isEmpty, "\(report)")
-        #expect(try folder.fileNames() == ["wal.db"], "checkIntegrity left side files")
+        #expect(try folder.names() == ["wal.db"], "checkIntegrity left side files")
         #expect(try Database.inspect(path: path, key: key).format == .sqlcipher(version: 4))
-        #expect(try folder.fileNames() == ["wal.db"], "inspect left side files")
+        #expect(try folder.names() == ["wal.db"], "inspect left side files")
         // The inspection connection opens read-write here (so that SQLite removes its -wal and -shm at close),
         // but query_only refuses every write.
         let inspection = try Database(path: path, key: key, configuration: .inspection())
         #expect(thrownError { try inspection.execute("INSERT INTO t VALUES ('written')") }?.kind == .readOnly)
         inspection.close()
-        #expect(try folder.fileNames() == ["wal.db"])
+        #expect(try folder.names() == ["wal.db"])
         #expect(try contents(of: path) == bytes, "an inspection wrote to the file")
     }
 
@@ -127,30 +128,30 @@ struct CipherOperationTests {
     @Test("export to plaintext, then the copy opens without a key")
     func exportToPlaintext() throws {
         let folder = try TemporaryDirectory()
-        let source = folder.path("secret.db")
+        let source = folder.file("secret.db")
         let marker = "export-marker-\(UUID().uuidString)"
         try create(source, key: try Self.rawKey, marker: marker)
         let database = try Database(path: source, key: try Self.rawKey)
         try database.setUserVersion(42)
-        try database.export(to: folder.path("plain.db"), key: nil)
+        try database.export(to: folder.file("plain.db"), key: nil)
 
-        #expect(try isPlaintext(folder.path("plain.db")))
-        let plain = try Database(unencryptedPath: folder.path("plain.db"), configuration: .init(mode: .readOnly))
+        #expect(try isPlaintext(folder.file("plain.db")))
+        let plain = try Database(unencryptedPath: folder.file("plain.db"), configuration: .init(mode: .readOnly))
         #expect(try readMarker(in: plain) == marker)
         #expect(try plain.userVersion() == 42, "export copies user_version")
         #expect(try plain.scalar(Int.self, "SELECT count(*) FROM t") == 501)
         #expect(try !data(contents(of: source), contains: marker))
-        #expect(try folder.fileNames() == ["plain.db", "secret.db"], "no temporary file left")
+        #expect(try folder.names() == ["plain.db", "secret.db"], "no temporary file left")
     }
 
     @Test("export to another key and cipher settings; the target must not exist")
     func exportToAnotherKey() throws {
         let folder = try TemporaryDirectory()
-        let source = folder.path("a.db")
+        let source = folder.file("a.db")
         let marker = "export2-marker-\(UUID().uuidString)"
         try create(source, key: .passphrase("a"), marker: marker)
         let database = try Database(path: source, key: .passphrase("a"))
-        let target = folder.path("b.db")
+        let target = folder.file("b.db")
         try database.export(to: target, key: .passphrase("b"), cipher: CipherSettings(pageSize: 8192))
         #expect(try !data(contents(of: target), contains: marker))
         #expect(thrownError { try Database(path: target, key: .passphrase("b")) }?.kind == .wrongKeyOrNotADatabase,
@@ -167,7 +168,7 @@ struct CipherOperationTests {
     @Test("encrypt in place, then decrypt in place")
     func encryptDecryptInPlace() throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("app.db")
+        let path = folder.file("app.db")
         let marker = "in-place-marker-\(UUID().uuidString)"
         try create(path, key: nil, marker: marker)
         #expect(try data(contents(of: path), contains: marker), "the test needs a plaintext start")
@@ -182,13 +183,13 @@ struct CipherOperationTests {
         try Database.decrypt(path: path, key: .passphrase("now secret"))
         #expect(try isPlaintext(path))
         #expect(try readMarker(in: Database(unencryptedPath: path)) == marker)
-        #expect(try folder.fileNames() == ["app.db"], "no temporary or journal file left")
+        #expect(try folder.names() == ["app.db"], "no temporary or journal file left")
     }
 
     @Test("encrypt in place of a WAL database folds the log in first")
     func encryptWALDatabase() throws {
         let folder = try TemporaryDirectory()
-        let live = folder.path("live.db"), path = folder.path("wal.db")
+        let live = folder.file("live.db"), path = folder.file("wal.db")
         let marker = "wal-marker-\(UUID().uuidString)"
         // A writer commits rows into the log and stays open (no checkpoint): the files are copied as they
         // are then, which is what a crashed writer leaves behind: the committed rows only in -wal.
@@ -207,7 +208,7 @@ struct CipherOperationTests {
         #expect(try data(contents(of: path + "-wal"), contains: marker), "the rows must be in the log")
 
         try Database.encrypt(path: path, key: .passphrase("k"))
-        #expect(try folder.fileNames() == ["live.db", "wal.db"], "the log must be folded in and gone")
+        #expect(try folder.names() == ["live.db", "wal.db"], "the log must be folded in and gone")
         #expect(try !data(contents(of: path), contains: marker))
         let encrypted = try Database(path: path, key: .passphrase("k"))
         #expect(try encrypted.scalar(Int.self, "SELECT count(*) FROM t WHERE v LIKE 'wal-marker-%'") == 200)
@@ -217,7 +218,7 @@ struct CipherOperationTests {
     @Test("a failure injected just before the rename leaves the original intact and no temporary file")
     func failureMidway() throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("fragile.db")
+        let path = folder.file("fragile.db")
         let marker = "fragile-marker-\(UUID().uuidString)"
         try create(path, key: nil, marker: marker)
         let original = try contents(of: path)
@@ -237,7 +238,7 @@ struct CipherOperationTests {
         #expect(error?.message == "injected failure")
         #expect(calls.withLock { $0 } == 1, "the temporary file was complete when the failure hit")
         #expect(try contents(of: path) == original)
-        #expect(try folder.fileNames() == ["fragile.db"])
+        #expect(try folder.names() == ["fragile.db"])
         #expect(try readMarker(in: Database(unencryptedPath: path)) == marker)
 
         armed.withLock { $0 = false }
@@ -247,35 +248,35 @@ struct CipherOperationTests {
         #expect(decryptError?.message == "injected failure")
         #expect(try !isPlaintext(path), "a failed decrypt left a plaintext file")
         #expect(try !data(contents(of: path), contains: marker), "a failed decrypt left plaintext rows")
-        #expect(try folder.fileNames() == ["fragile.db"])
+        #expect(try folder.names() == ["fragile.db"])
     }
 
     @Test("attach a database with another key and query across both")
     func attachWithAnotherKey() throws {
         let folder = try TemporaryDirectory()
-        try create(folder.path("main.db"), key: .passphrase("main key"), marker: "main")
-        try create(folder.path("other.db"), key: try Self.rawKey, marker: "other")
-        let database = try Database(path: folder.path("main.db"), key: .passphrase("main key"))
+        try create(folder.file("main.db"), key: .passphrase("main key"), marker: "main")
+        try create(folder.file("other.db"), key: try Self.rawKey, marker: "other")
+        let database = try Database(path: folder.file("main.db"), key: .passphrase("main key"))
 
-        #expect(thrownError { try database.attach(folder.path("other.db"), as: "other", key: .passphrase("main key")) }?
+        #expect(thrownError { try database.attach(folder.file("other.db"), as: "other", key: .passphrase("main key")) }?
             .kind == .wrongKeyOrNotADatabase)
-        try database.attach(folder.path("other.db"), as: "other", key: try Self.rawKey)
+        try database.attach(folder.file("other.db"), as: "other", key: try Self.rawKey)
         let joined = try database.fetchAll("SELECT m.v, o.v FROM main.t m JOIN other.t o USING (id) WHERE id = 1")
         #expect(joined.map(\.values) == [[.text("main"), .text("other")]])
         try database.execute("INSERT INTO other.t(v) SELECT v FROM main.t WHERE id = 1")
         try database.detach("other")
         #expect(thrownError { try database.execute("SELECT * FROM other.t") } != nil)
 
-        let other = try Database(path: folder.path("other.db"), key: try Self.rawKey)
+        let other = try Database(path: folder.file("other.db"), key: try Self.rawKey)
         #expect(try other.scalar(Int.self, "SELECT count(*) FROM t WHERE v = 'main'") == 1)
     }
 
     @Test("attach a plaintext database with no key")
     func attachPlaintext() throws {
         let folder = try TemporaryDirectory()
-        try create(folder.path("plain.db"), key: nil, marker: "plain")
+        try create(folder.file("plain.db"), key: nil, marker: "plain")
         let database = try Database(path: ":memory:", key: .passphrase("k"))
-        try database.attachUnencrypted(folder.path("plain.db"), as: "p")
+        try database.attachUnencrypted(folder.file("plain.db"), as: "p")
         #expect(try database.scalar(String.self, "SELECT v FROM p.t WHERE id = 1") == "plain")
     }
 
@@ -288,7 +289,7 @@ struct CipherOperationTests {
             [0x61, 0x00, 0x62],  // a NUL b
         ]
         for (index, bytes) in keys.enumerated() {
-            let path = folder.path("k\(index).db")
+            let path = folder.file("k\(index).db")
             let marker = "key-marker-\(index)-\(UUID().uuidString)"
             try create(path, key: .passphrase(bytes: bytes), marker: marker)
             #expect(try readMarker(in: Database(path: path, key: .passphrase(bytes: bytes))) == marker)
@@ -302,7 +303,7 @@ struct CipherOperationTests {
             }
         }
         // The same quoted key given as a String.
-        let path = folder.path("k0.db")
+        let path = folder.file("k0.db")
         #expect(try Database(path: path, key: .passphrase("it's a \"quoted\" key; DROP TABLE t; --"))
             .scalar(Int.self, "SELECT count(*) FROM t") == 501)
     }

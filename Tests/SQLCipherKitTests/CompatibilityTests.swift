@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 @testable import SQLCipherKit
 
@@ -59,12 +60,12 @@ struct CompatibilityTests {
     @Test("format detection recognises plain SQLite, and a missing file")
     func detectionOfPlainSQLite() throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("plain.db")
+        let path = folder.file("plain.db")
         let plain = try Database(unencryptedPath: path)
         try plain.execute("CREATE TABLE t(a); INSERT INTO t VALUES (1)")
         plain.close()
         #expect(try Database.detectFormat(path: path, key: .passphrase("any")) == .plaintext)
-        #expect(thrownError { try Database.detectFormat(path: folder.path("none.db"), key: .passphrase("k")) }?.kind
+        #expect(thrownError { try Database.detectFormat(path: folder.file("none.db"), key: .passphrase("k")) }?.kind
             == .cannotOpen)
     }
 
@@ -82,7 +83,7 @@ struct CompatibilityTests {
     @Test("a database created with compatibility 3 is SQLCipher 3, then migrates to 4")
     func createCompatibility3ThenMigrate() throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("v3.db")
+        let path = folder.file("v3.db")
         let key = try Key.passphrase("three")
         let marker = "v3-marker-\(UUID().uuidString)"
         let v3 = try Database(path: path, key: key, configuration: .init(cipher: CipherSettings(compatibility: 3)))

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Synchronization
 import Testing
 @testable import SQLCipherKit
@@ -21,7 +22,7 @@ struct DatabasePoolTests {
         let marker = "pool-marker-\(UUID().uuidString)"
 
         // Pool first (new database: the writer makes the salt), then a plain passphrase connection.
-        let fromPool = folder.path("from-pool.db")
+        let fromPool = folder.file("from-pool.db")
         let pool = try DatabasePool(path: fromPool, key: key, configuration: configuration(compatibility: compatibility))
         try pool.write { db in
             try db.execute("CREATE TABLE t(v TEXT)")
@@ -40,7 +41,7 @@ struct DatabasePoolTests {
         #expect(try !data(contents(of: fromPool), contains: marker))
 
         // A passphrase connection first, then a pool over the existing file (salt read from the file).
-        let fromDirect = folder.path("from-direct.db")
+        let fromDirect = folder.file("from-direct.db")
         let writer = try Database(path: fromDirect, key: key, configuration: .init(cipher: cipher))
         try writer.execute("CREATE TABLE t(v TEXT)")
         try writer.execute("INSERT INTO t VALUES ('written directly')")
@@ -65,7 +66,7 @@ struct DatabasePoolTests {
     @Test("a wrong passphrase fails the pool at open, and leaves the file unchanged")
     func wrongKey() throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("p.db")
+        let path = folder.file("p.db")
         try Database(path: path, key: .passphrase("right")).execute("CREATE TABLE t(a)")
         let before = try contents(of: path)
         #expect(thrownError { try DatabasePool(path: path, key: .passphrase("wrong")) }?.kind == .wrongKeyOrNotADatabase)
@@ -75,7 +76,7 @@ struct DatabasePoolTests {
     @Test("rekey through the pool, then reopen with the new key")
     func rekeyThroughPool() throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("rekey.db")
+        let path = folder.file("rekey.db")
         let pool = try DatabasePool(path: path, key: .passphrase("before"))
         try pool.write { db in try db.execute("CREATE TABLE t(a); INSERT INTO t VALUES (1)") }
         try pool.rekey(to: .passphrase("after"))
@@ -94,7 +95,7 @@ struct DatabasePoolTests {
     @Test("4 writer tasks and 8 reader tasks: every acknowledged write is there, no busy error, no partial transaction")
     func concurrentWritersAndReaders() async throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("stress.db")
+        let path = folder.file("stress.db")
         let pool = try DatabasePool(path: path, key: .rawKey([UInt8](repeating: 1, count: 32)),
                                     configuration: .init(readerCount: 4))
         try await pool.write { db in try db.execute("CREATE TABLE t(batch INTEGER, amount INTEGER)") }
@@ -151,7 +152,7 @@ struct DatabasePoolTests {
     @Test("cancelling an async read interrupts it")
     func cancelRead() async throws {
         let folder = try TemporaryDirectory()
-        let pool = try DatabasePool(path: folder.path("cancel.db"), key: .rawKey([UInt8](repeating: 2, count: 32)))
+        let pool = try DatabasePool(path: folder.file("cancel.db"), key: .rawKey([UInt8](repeating: 2, count: 32)))
         let endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
         let task = Task { try await pool.read { try $0.scalar(Int.self, endless) } }
         try await Task.sleep(for: .milliseconds(300))
@@ -190,7 +191,7 @@ struct DatabasePoolTests {
     @Test("closing a pool with work in flight fails that work cleanly, and later work too")
     func closeWithWorkInFlight() async throws {
         let folder = try TemporaryDirectory()
-        let pool = try DatabasePool(path: folder.path("close.db"), key: .rawKey([UInt8](repeating: 3, count: 32)))
+        let pool = try DatabasePool(path: folder.file("close.db"), key: .rawKey([UInt8](repeating: 3, count: 32)))
         let endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
         let reading = Task { try await pool.read { try $0.scalar(Int.self, endless) } }
         let writing = Task { try await pool.write { try $0.execute("CREATE TABLE t AS \(endless)") } }
@@ -209,7 +210,7 @@ struct DatabasePoolTests {
         #expect((closedRead.error as? SQLCipherError)?.kind == .misuse)
         await #expect(throws: SQLCipherError.self) { try await pool.write { _ in 1 } }
         // Nothing was committed by the interrupted write, and the file is sound.
-        let check = try Database(path: folder.path("close.db"), key: .rawKey([UInt8](repeating: 3, count: 32)))
+        let check = try Database(path: folder.file("close.db"), key: .rawKey([UInt8](repeating: 3, count: 32)))
         #expect(try check.scalar(Int.self, "SELECT count(*) FROM sqlite_schema WHERE name = 't'") == 0)
         #expect(try check.integrityCheck().isEmpty)
     }
@@ -217,7 +218,7 @@ struct DatabasePoolTests {
     @Test("a barrier write runs while no read runs")
     func barrier() async throws {
         let folder = try TemporaryDirectory()
-        let pool = try DatabasePool(path: folder.path("barrier.db"), key: .rawKey([UInt8](repeating: 4, count: 32)),
+        let pool = try DatabasePool(path: folder.file("barrier.db"), key: .rawKey([UInt8](repeating: 4, count: 32)),
                                     configuration: .init(readerCount: 2))
         try await pool.write { try $0.execute("CREATE TABLE t(a)") }
         let activeReads = Shared(0)
@@ -253,7 +254,7 @@ struct DatabasePoolTests {
     @Test("a DatabaseQueue serializes concurrent async writes, and reads see committed data")
     func queue() async throws {
         let folder = try TemporaryDirectory()
-        let queue = try DatabaseQueue(path: folder.path("queue.db"), key: .passphrase("queue"))
+        let queue = try DatabaseQueue(path: folder.file("queue.db"), key: .passphrase("queue"))
         try await queue.write { try $0.execute("CREATE TABLE t(a)") }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<20 {

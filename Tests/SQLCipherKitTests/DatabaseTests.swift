@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 @testable import SQLCipherKit
 
@@ -7,19 +8,19 @@ struct DatabaseTests {
     @Test("a read-only open of a missing path fails and creates nothing")
     func readOnlyMissingFile() throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("missing.db")
+        let path = folder.file("missing.db")
         let error = thrownError { try Database(path: path, key: .passphrase("k"), mode: .readOnly) }
         #expect(error?.kind == .cannotOpen)
         #expect(error?.path == path)
-        #expect(try folder.fileNames().isEmpty)
+        #expect(try folder.names().isEmpty)
         #expect(throws: SQLCipherError.self) { try Database(path: path, key: .passphrase("k"), mode: .readWrite) }
-        #expect(try folder.fileNames().isEmpty)
+        #expect(try folder.names().isEmpty)
     }
 
     @Test("a missing folder is cannotOpen")
     func missingFolder() throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("no/such/folder/x.db")
+        let path = folder.file("no/such/folder/x.db")
         #expect(thrownError { try Database(path: path, key: .passphrase("k")) }?.kind == .cannotOpen)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 @testable import SQLCipherKit
 
@@ -19,7 +20,7 @@ struct EncryptionTests {
     ])
     func encryptedAtRest(kindName: String) throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("secret.db")
+        let path = folder.file("secret.db")
         let marker = "plaintext-marker-\(UUID().uuidString)"
         let key: Key = switch kindName {
         case "passphrase": try .passphrase("correct horse battery staple")
@@ -41,7 +42,7 @@ struct EncryptionTests {
     @Test("a raw key with salt: the salt is the file's first 16 bytes")
     func rawKeySaltIsFileHeader() throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("salted.db")
+        let path = folder.file("salted.db")
         let salt = (0..<16).map { UInt8($0 + 100) }
         try writeMarker("m", to: path, key: .rawKey([UInt8](repeating: 3, count: 32), salt: salt))
         #expect(Array(try contents(of: path).prefix(16)) == salt)
@@ -50,10 +51,10 @@ struct EncryptionTests {
     @Test("a wrong key fails at open with a typed error and leaves the file unchanged")
     func wrongKey() throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("secret.db")
+        let path = folder.file("secret.db")
         try writeMarker("m", to: path, key: .passphrase("right"))
         let before = try contents(of: path)
-        let namesBefore = try folder.fileNames()
+        let namesBefore = try folder.names()
 
         for (key, mode) in [(try Key.passphrase("wrong"), OpenMode.readWriteCreate),
                             (try Key.passphrase("wrong"), .readOnly),
@@ -61,7 +62,7 @@ struct EncryptionTests {
             #expect(thrownError { try Database(path: path, key: key, mode: mode) }?.kind == .wrongKeyOrNotADatabase)
         }
         #expect(try contents(of: path) == before)
-        #expect(try folder.fileNames() == namesBefore)
+        #expect(try folder.names() == namesBefore)
         // And the right key still opens it.
         #expect(try Database(path: path, key: .passphrase("right")).textValue("SELECT v FROM t") == "m")
     }
@@ -69,11 +70,11 @@ struct EncryptionTests {
     @Test("a plaintext SQLite file is not opened as if it were encrypted")
     func plaintextFileIsNotADatabaseUnderAKey() throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("plain.db")
+        let path = folder.file("plain.db")
         // A valid plaintext database header and page, as any SQLite would write it.
         var page = Data(count: 4096)
         page.replaceSubrange(0..<16, with: Self.plaintextHeader)
-        try page.write(to: URL(fileURLWithPath: path))
+        try writeFile(path, page)
         #expect(thrownError { try Database(path: path, key: .passphrase("k")) }?.kind == .wrongKeyOrNotADatabase)
         #expect(try contents(of: path) == page)
     }
@@ -81,9 +82,9 @@ struct EncryptionTests {
     @Test("a file that is no database is reported as such, untouched")
     func garbageFile() throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("notes.txt")
+        let path = folder.file("notes.txt")
         let text = Data(String(repeating: "not a database at all\n", count: 400).utf8)
-        try text.write(to: URL(fileURLWithPath: path))
+        try writeFile(path, text)
         #expect(thrownError { try Database(path: path, key: .passphrase("k")) }?.kind == .wrongKeyOrNotADatabase)
         #expect(try contents(of: path) == text)
     }
@@ -91,7 +92,7 @@ struct EncryptionTests {
     @Test("error descriptions never contain the key")
     func errorsDoNotLeakTheKey() throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("secret.db")
+        let path = folder.file("secret.db")
         try writeMarker("m", to: path, key: .passphrase("right"))
         let secret = "leak-canary-\(UUID().uuidString)"
         do {

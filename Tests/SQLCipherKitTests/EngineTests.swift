@@ -39,15 +39,15 @@ struct EngineTests {
     @Test("cipher_status: 1 on a keyed connection, 0 on a plaintext one, per attached schema too")
     func cipherStatusPerConnection() throws {
         let folder = try TemporaryDirectory()
-        let encrypted = try Database(path: folder.path("e.db"), key: .passphrase("k"))
+        let encrypted = try Database(path: folder.file("e.db"), key: .passphrase("k"))
         defer { encrypted.close() }
         #expect(try encrypted.cipherStatus())
-        let plain = try Database(unencryptedPath: folder.path("p.db"))
+        let plain = try Database(unencryptedPath: folder.file("p.db"))
         defer { plain.close() }
         #expect(try plain.cipherStatus() == false)
-        try encrypted.attach(folder.path("other.db"), as: "other", key: .passphrase("k2"))
+        try encrypted.attach(folder.file("other.db"), as: "other", key: .passphrase("k2"))
         #expect(try encrypted.cipherStatus(schema: "other"))
-        try plain.attachUnencrypted(folder.path("plain-other.db"), as: "other")
+        try plain.attachUnencrypted(folder.file("plain-other.db"), as: "other")
         #expect(try plain.cipherStatus(schema: "other") == false)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 @testable import SQLCipherKit
 
@@ -128,11 +129,11 @@ struct FastPathTests {
     @Test("the page cache: 16 MiB by default for encrypted connections, SQLite's 2,000 KiB for plain, or as configured")
     func pageCacheSize() throws {
         let folder = try TemporaryDirectory()
-        let encrypted = try Database(path: folder.path("e.db"), key: .passphrase("k"))
+        let encrypted = try Database(path: folder.file("e.db"), key: .passphrase("k"))
         #expect(try encrypted.textValue("PRAGMA cache_size") == "-16384")
-        let plain = try Database(unencryptedPath: folder.path("p.db"))
+        let plain = try Database(unencryptedPath: folder.file("p.db"))
         #expect(try plain.textValue("PRAGMA cache_size") == "-2000")
-        let configured = try Database(path: folder.path("c.db"), key: .passphrase("k"),
+        let configured = try Database(path: folder.file("c.db"), key: .passphrase("k"),
                                       configuration: .init(pageCacheSize: 64 << 20))
         #expect(try configured.textValue("PRAGMA cache_size") == "-65536")
         #expect(CipherSettings.sha256.pragmas(schema: "main") == [

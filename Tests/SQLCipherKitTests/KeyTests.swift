@@ -20,12 +20,12 @@ struct KeyTests {
     @Test("a raw key becomes the x'…' text sqlite3_key_v2 takes")
     func rawKeyMaterial() throws {
         let key = try Key.rawKey(Self.rawBytes)
-        let expected = "x'" + Self.rawBytes.map { String(format: "%02x", $0) }.joined() + "'"
+        let expected = "x'" + Hex.string(Self.rawBytes) + "'"
         #expect(key.kind == .rawKey)
         #expect(String(decoding: key.material.withUnsafeBytes { Array($0) }, as: UTF8.self) == expected)
 
         let salted = try Key.rawKey(Self.rawBytes, salt: Self.salt)
-        let saltHex = Self.salt.map { String(format: "%02x", $0) }.joined()
+        let saltHex = Hex.string(Self.salt)
         #expect(salted.kind == .rawKeyWithSalt)
         #expect(String(decoding: salted.material.withUnsafeBytes { Array($0) }, as: UTF8.self)
             == String(expected.dropLast()) + saltHex + "'")

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 @testable import SQLCipherKit
 
@@ -9,7 +10,7 @@ struct PlaintextHeaderTests {
     @Test("a new database with a 32-byte plaintext header and an external salt")
     func newDatabaseWithPlaintextHeader() throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("header.db")
+        let path = folder.file("header.db")
         let salt = (0..<16).map { UInt8(0xa0 + $0) }
         let marker = "header-marker-\(UUID().uuidString)"
         let settings = CipherSettings(plaintextHeaderSize: 32, salt: salt)
@@ -41,7 +42,7 @@ struct PlaintextHeaderTests {
           arguments: [Database.JournalMode.delete, .wal])
     func migrateExisting(journalMode: Database.JournalMode) throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("existing.db")
+        let path = folder.file("existing.db")
         let marker = "migrate-header-marker-\(UUID().uuidString)"
         let key = try Key.passphrase("existing")
         let database = try Database(path: path, key: key)
@@ -73,7 +74,7 @@ struct PlaintextHeaderTests {
     @Test("cipher_integrity_check names the page whose byte was flipped; integrity_check passes when intact")
     func cipherIntegrityCheck() throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("integrity.db")
+        let path = folder.file("integrity.db")
         let key = try Key.passphrase("integrity")
         let database = try Database(path: path, key: key)
         try database.execute("CREATE TABLE t(v)")
@@ -88,7 +89,7 @@ struct PlaintextHeaderTests {
         var bytes = try contents(of: path)
         #expect(bytes.count >= 4096 * 4)
         bytes[4096 * 2 + 1000] ^= 0x01  // a data byte of page 3
-        try bytes.write(to: URL(fileURLWithPath: path))
+        try writeFile(path, bytes)
 
         let damaged = try Database(path: path, key: key)
         let problems = try damaged.cipherIntegrityCheck()
@@ -100,12 +101,12 @@ struct PlaintextHeaderTests {
     @Test("an export to a plaintext header without a salt is refused: the file could never be opened")
     func exportNeedsSalt() throws {
         let folder = try TemporaryDirectory()
-        let database = try Database(path: folder.path("a.db"), key: .passphrase("k"))
+        let database = try Database(path: folder.file("a.db"), key: .passphrase("k"))
         try database.execute("CREATE TABLE t(a)")
         #expect(thrownError {
-            try database.export(to: folder.path("b.db"), key: .passphrase("k"), cipher: CipherSettings(plaintextHeaderSize: 32))
+            try database.export(to: folder.file("b.db"), key: .passphrase("k"), cipher: CipherSettings(plaintextHeaderSize: 32))
         }?.kind == .invalidArgument)
-        #expect(try folder.fileNames() == ["a.db"])
+        #expect(try folder.names() == ["a.db"])
     }
 
     @Test("cipher settings out of range are typed errors, before anything is opened")
@@ -118,10 +119,10 @@ struct PlaintextHeaderTests {
         ]
         for settings in invalid {
             #expect(thrownError {
-                try Database(path: folder.path("x.db"), key: .passphrase("k"), configuration: .init(cipher: settings))
+                try Database(path: folder.file("x.db"), key: .passphrase("k"), configuration: .init(cipher: settings))
             }?.kind == .invalidArgument, "\(settings)")
         }
-        #expect(try folder.fileNames().isEmpty)
+        #expect(try folder.names().isEmpty)
     }
 
     @Test("cipher settings are applied after the key and read back")
@@ -129,7 +130,7 @@ struct PlaintextHeaderTests {
         let folder = try TemporaryDirectory()
         let settings = CipherSettings(pageSize: 8192, kdfIterations: 10_000, usesHMAC: true, hmacAlgorithm: .sha256,
                                       kdfAlgorithm: .sha256)
-        let database = try Database(path: folder.path("s.db"), key: .passphrase("k"),
+        let database = try Database(path: folder.file("s.db"), key: .passphrase("k"),
                                     configuration: .init(cipher: settings))
         let current = try database.cipherSettings()
         #expect(current.pageSize == 8192)
@@ -139,7 +140,7 @@ struct PlaintextHeaderTests {
         #expect(current.usesHMAC == true)
         try database.execute("CREATE TABLE t(a)")
         database.close()
-        #expect(thrownError { try Database(path: folder.path("s.db"), key: .passphrase("k")) }?.kind
+        #expect(thrownError { try Database(path: folder.file("s.db"), key: .passphrase("k")) }?.kind
             == .wrongKeyOrNotADatabase, "defaults must not open a file written with other settings")
     }
 }

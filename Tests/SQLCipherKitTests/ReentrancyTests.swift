@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import SQLCipherKit
 import Synchronization
 import Testing
@@ -26,7 +27,7 @@ struct ReentrancyTests {
 
     static func pool(in folder: TemporaryDirectory, readers: Int = 1) throws -> DatabasePool {
         let key = try Key.rawKey(hex: Array(randomKeyHex().utf8))
-        let pool = try DatabasePool(path: folder.path("pool.db"), key: key,
+        let pool = try DatabasePool(path: folder.file("pool.db"), key: key,
                                     configuration: .init(readerCount: readers))
         try pool.write { try $0.execute("CREATE TABLE t(x); INSERT INTO t VALUES (1)") }
         return pool
@@ -132,7 +133,7 @@ struct ReentrancyTests {
     @Test("DatabaseQueue: read or write inside its own closure is .misuse")
     func nestedQueueCalls() throws {
         let folder = try TemporaryDirectory()
-        let queue = try DatabaseQueue(path: folder.path("queue.db"), key: try Key.rawKey(hex: Array(randomKeyHex().utf8)))
+        let queue = try DatabaseQueue(path: folder.file("queue.db"), key: try Key.rawKey(hex: Array(randomKeyHex().utf8)))
         try queue.write { try $0.execute("CREATE TABLE t(x)") }
         let outcome = Self.underWatchdog { () -> SQLCipherError? in
             do {

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 @testable import SQLCipherKit
 
@@ -7,7 +8,7 @@ struct SQLCipherErrorTests {
     @Test("kinds match in catch clauses, with typed and untyped throws")
     func catchByKind() throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("x.db")
+        let path = folder.file("x.db")
         let database = try Database(path: path, key: .passphrase("right"))
         try database.execute("CREATE TABLE t(a UNIQUE); INSERT INTO t VALUES (1)")
         database.close()
@@ -52,7 +53,7 @@ struct SQLCipherErrorTests {
     @Test("read-only databases refuse writes with .readOnly")
     func readOnly() throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("ro.db")
+        let path = folder.file("ro.db")
         try Database(path: path, key: .passphrase("k")).execute("CREATE TABLE t(a)")
         let reader = try Database(path: path, key: .passphrase("k"), mode: .readOnly)
         #expect(thrownError { try reader.execute("INSERT INTO t VALUES (1)") }?.kind == .readOnly)

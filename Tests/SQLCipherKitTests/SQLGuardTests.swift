@@ -1,3 +1,4 @@
+import ProcessTestSupport
 import SQLCipherKit
 import Testing
 
@@ -7,7 +8,7 @@ struct SQLGuardTests {
     @Test("An encrypted connection refuses temp_store = FILE, which would write temporary files in plaintext")
     func encryptedConnectionRefusesTemporaryFiles() throws {
         let folder = try TemporaryDirectory()
-        let db = try Database(path: folder.path("guard.db"), key: .rawKey(hex: Array(randomKeyHex().utf8)))
+        let db = try Database(path: folder.file("guard.db"), key: .rawKey(hex: Array(randomKeyHex().utf8)))
         for request in ["PRAGMA temp_store = FILE", "PRAGMA temp_store = 1", "PRAGMA main.temp_store = 'file'"] {
             let error = thrownError { try db.execute(request) }
             #expect(error?.kind == .misuse, "\(request)")
@@ -22,7 +23,7 @@ struct SQLGuardTests {
     @Test("A plaintext connection may use temporary files (nothing there is encrypted anyway)")
     func plaintextConnectionAllowsTemporaryFiles() throws {
         let folder = try TemporaryDirectory()
-        let db = try Database(unencryptedPath: folder.path("plain.db"))
+        let db = try Database(unencryptedPath: folder.file("plain.db"))
         try db.execute("PRAGMA temp_store = FILE")
         #expect(try db.scalar(Int.self, "PRAGMA temp_store") == 1)
     }
@@ -32,8 +33,8 @@ struct SQLGuardTests {
                       "PRAGMA hexrekey = '00ff'", "PRAGMA textkey = 'secret'", "PRAGMA main.REKEY = 'secret'"])
     func keyPragmasRefused(sql: String) throws {
         let folder = try TemporaryDirectory()
-        let encrypted = try Database(path: folder.path("e.db"), key: .rawKey(hex: Array(randomKeyHex().utf8)))
-        let plain = try Database(unencryptedPath: folder.path("p.db"))
+        let encrypted = try Database(path: folder.file("e.db"), key: .rawKey(hex: Array(randomKeyHex().utf8)))
+        let plain = try Database(unencryptedPath: folder.file("p.db"))
         for db in [encrypted, plain] {
             try db.execute("CREATE TABLE IF NOT EXISTS t(x); INSERT INTO t VALUES (1)")
             #expect(thrownError { try db.execute(sql) }?.kind == .misuse)
@@ -42,6 +43,6 @@ struct SQLGuardTests {
         encrypted.close()
         plain.close()
         // Nothing was keyed: the plaintext file is still plaintext.
-        #expect(data(try contents(of: folder.path("p.db")), contains: "SQLite format 3"))
+        #expect(data(try contents(of: folder.file("p.db")), contains: "SQLite format 3"))
     }
 }

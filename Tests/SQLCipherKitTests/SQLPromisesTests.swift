@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import SQLCipherKit
 import Testing
 
@@ -159,11 +160,11 @@ struct SQLPromisesTests {
     func safe(path: Path) throws {
         let scene = try Scene()
         if path.sql.contains("DETACH") {
-            try scene.db.attach(scene.folder.path("other.db"), as: "other", key: scene.key)
+            try scene.db.attach(scene.folder.file("other.db"), as: "other", key: scene.key)
         }
         try scene.run(path)
         #expect(try scene.db.scalar(Int.self, "SELECT count(*) FROM t WHERE x LIKE ?", ["\(scene.marker)%"]) ?? 0 > 0)
-        let copy = scene.folder.path("vacuumed.db")
+        let copy = scene.folder.file("vacuumed.db")
         let openFindings = try scene.scan()
         #expect(openFindings.isEmpty, "\(openFindings)")
         let findings = try scene.closeAndScan()
@@ -173,13 +174,13 @@ struct SQLPromisesTests {
             let reopened = try Database(path: copy, key: scene.key, mode: .readOnly)
             #expect(try reopened.scalar(Int.self, "SELECT count(*) FROM t") == Scene.rowCount)
         }
-        #expect(!FileManager.default.fileExists(atPath: scene.folder.path("vacuumed-temp.db")))
+        #expect(!FileManager.default.fileExists(atPath: scene.folder.file("vacuumed-temp.db")))
     }
 
     @Test("load_extension is disabled: SQLCipherKit never enables extension loading, so nothing is loaded")
     func loadExtensionDisabled() throws {
         let scene = try Scene()
-        let error = thrownError { try scene.db.execute("SELECT load_extension('\(scene.folder.path("x.so"))')") }
+        let error = thrownError { try scene.db.execute("SELECT load_extension('\(scene.folder.file("x.so"))')") }
         #expect(error?.kind == .sqlite && error?.message == "not authorized", "\(String(describing: error))")
         let findings = try scene.closeAndScan()
         #expect(findings.isEmpty, "\(findings)")
@@ -188,32 +189,32 @@ struct SQLPromisesTests {
     @Test("Promise 1 on an unencrypted connection too: ATTACH with a key and the key pragmas are refused")
     func plaintextConnectionKeepsKeysOutOfSQL() throws {
         let folder = try TemporaryDirectory()
-        let db = try Database(unencryptedPath: folder.path("plain.db"))
-        for sql in ["ATTACH '\(folder.path("k.db"))' AS k KEY 'secret-key-in-sql'", "PRAGMA key = 'secret-key-in-sql'",
+        let db = try Database(unencryptedPath: folder.file("plain.db"))
+        for sql in ["ATTACH '\(folder.file("k.db"))' AS k KEY 'secret-key-in-sql'", "PRAGMA key = 'secret-key-in-sql'",
                     "PRAGMA cipher_default_use_hmac = OFF", "SELECT sqlcipher_export('temp')"] {
             let error = thrownError { try db.execute(sql) }
             #expect(error?.kind == .misuse, "\(sql)")
             #expect(error.map { !$0.description.contains("secret-key-in-sql") } == true)
         }
-        #expect(!FileManager.default.fileExists(atPath: folder.path("k.db")))
+        #expect(!FileManager.default.fileExists(atPath: folder.file("k.db")))
     }
 
     @Test("Typed APIs stay the way: attach with a key is encrypted; plaintext only when asked for by name")
     func typedAPIs() throws {
         let scene = try Scene()
         // Encrypted attach: the marker copied into it stays encrypted.
-        try scene.db.attach(scene.folder.path("keyed.db"), as: "keyed", key: scene.key)
+        try scene.db.attach(scene.folder.file("keyed.db"), as: "keyed", key: scene.key)
         try scene.db.execute("CREATE TABLE keyed.t AS SELECT * FROM main.t")
         try scene.db.detach("keyed")
         #expect(try scene.scan().isEmpty)
         // Control: the explicit opt-in writes plaintext, and the scan sees it.
-        try scene.db.attachUnencrypted(scene.folder.path("opt-in.db"), as: "plain")
+        try scene.db.attachUnencrypted(scene.folder.file("opt-in.db"), as: "plain")
         try scene.db.execute("CREATE TABLE plain.t AS SELECT * FROM main.t")
         try scene.db.detach("plain")
-        #expect(try scene.scan() == [scene.folder.path("opt-in.db")])
+        #expect(try scene.scan() == [scene.folder.file("opt-in.db")])
         // export(to:key: nil) is the other opt-in.
-        try scene.db.export(to: scene.folder.path("exported.db"), key: nil)
-        #expect(try scene.closeAndScan() == [scene.folder.path("exported.db"), scene.folder.path("opt-in.db")])
+        try scene.db.export(to: scene.folder.file("exported.db"), key: nil)
+        #expect(try scene.closeAndScan() == [scene.folder.file("exported.db"), scene.folder.file("opt-in.db")])
     }
 
     /// An encrypted database whose `t` holds marker rows, in a fresh folder.
@@ -228,7 +229,7 @@ struct SQLPromisesTests {
         init() throws {
             folder = try TemporaryDirectory()
             key = try Key.rawKey(hex: Array(randomKeyHex().utf8))
-            db = try Database(path: folder.path("main.db"), key: key)
+            db = try Database(path: folder.file("main.db"), key: key)
             try db.execute("CREATE TABLE t(x)")
             try db.execute("BEGIN")
             let insert = try db.prepare("INSERT INTO t VALUES (?)")
@@ -239,11 +240,11 @@ struct SQLPromisesTests {
         }
 
         func run(_ path: Path) throws {
-            let sql = path.text(folder: folder.url.path, marker: marker)
+            let sql = path.text(folder: folder.path, marker: marker)
             if path.arguments.isEmpty {
                 try db.execute(sql)
             } else {
-                let arguments = path.arguments.map { $0.replacingOccurrences(of: "{dir}", with: folder.url.path) }
+                let arguments = path.arguments.map { $0.replacingOccurrences(of: "{dir}", with: folder.path) }
                 try db.execute(sql, StatementArguments(arguments.map { $0 as (any DatabaseValueConvertible)? }))
             }
         }
@@ -258,7 +259,7 @@ struct SQLPromisesTests {
         /// began; SQLite's temporary folders), or held open by this process (SQLite unlinks its temporary files at once).
         func scan() throws -> [String] {
             var found = Set<String>()
-            for (name, contents) in try AtRestTests.files(under: folder.url.path, openIn: getpid())
+            for (name, contents) in try AtRestTests.files(under: folder.path, openIn: getpid())
             where data(contents, contains: marker) {
                 found.insert(name)
             }

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 @testable import SQLCipherKit
 
@@ -163,12 +164,12 @@ struct StatementTests {
     @Test("WAL can be switched on for a file database")
     func walSwitch() throws {
         let folder = try TemporaryDirectory()
-        let database = try Database(path: folder.path("wal.db"), key: .passphrase("k"))
+        let database = try Database(path: folder.file("wal.db"), key: .passphrase("k"))
         #expect(try database.journalMode() == .delete)
         #expect(try database.setJournalMode(.wal) == .wal)
         try database.execute("CREATE TABLE t(a); INSERT INTO t VALUES ('wal-marker')")
-        #expect(FileManager.default.fileExists(atPath: folder.path("wal.db-wal")))
-        #expect(try !data(contents(of: folder.path("wal.db-wal")), contains: "wal-marker"), "the WAL is encrypted too")
+        #expect(FileManager.default.fileExists(atPath: folder.file("wal.db-wal")))
+        #expect(try !data(contents(of: folder.file("wal.db-wal")), contains: "wal-marker"), "the WAL is encrypted too")
         #expect(try database.journalMode() == .wal)
         let memory = try Database(path: ":memory:", key: .passphrase("k"))
         #expect(thrownError { try memory.setJournalMode(.wal) } != nil, "in-memory databases have no WAL")
@@ -177,7 +178,7 @@ struct StatementTests {
     @Test("a busy database fails with .busy when the timeout is zero")
     func busy() throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("busy.db")
+        let path = folder.file("busy.db")
         let key = try Key.passphrase("k")
         let first = try Database(path: path, key: key)
         try first.execute("CREATE TABLE t(a)")

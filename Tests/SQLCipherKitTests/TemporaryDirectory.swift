@@ -1,35 +1,9 @@
 import Foundation
 import SQLCipherKit
 
-/// A fresh folder under the system temporary directory, removed when released.
-final class TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("SQLCipherKitTests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-    }
-
-    /// The path of `name` inside the folder.
-    func path(_ name: String) -> String {
-        url.appendingPathComponent(name).path
-    }
-
-    /// The names of the files in the folder, sorted.
-    func fileNames() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
-    }
-}
-
-/// The bytes of the file at `path`.
-func contents(of path: String) throws -> Data {
-    try Data(contentsOf: URL(fileURLWithPath: path))
-}
+// The helpers only this target uses. The temporary folder, the repository root and file reading and writing
+// are ProcessTestSupport's (TemporaryDirectory, Repository, contents(of:), writeFile), shared by every test
+// target.
 
 /// Whether `haystack` contains the UTF-8 bytes of `needle` anywhere.
 func data(_ haystack: Data, contains needle: String) -> Bool {

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import ReliabilitySupport
 import Testing
 @testable import SQLCipherKit
@@ -23,18 +24,18 @@ struct APIFuzzTests {
         let keyBytes = (0..<Key.rawKeyLength).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let key = try Key.rawKey(keyBytes)
 
-        var statements = FuzzStatements(folder: folder, key: key, secrets: [keyBytes.lowercaseHex])
+        var statements = FuzzStatements(folder: folder, key: key, secrets: [Hex.string(keyBytes)])
         try statements.run(Self.statements, using: &generator)
         let statementsDone = Date()
         #expect(statements.problems.isEmpty, "seed \(seed): \(statements.problems.count) problems: \(statements.problems.prefix(8))")
 
         let escaped = Self.escapedFiles(named: Self.escapeName, besides: folder)
         #expect(escaped.isEmpty, "seed \(seed): random SQL created \(escaped)")
-        let left = try folder.fileNames().filter { !$0.hasPrefix("fuzz.db") }
+        let left = try folder.names().filter { !$0.hasPrefix("fuzz.db") }
         #expect(left.isEmpty, "seed \(seed): random SQL created \(left) in the test folder")
 
         // Mutated copies of a small encrypted database, opened with the right key.
-        let target = try TamperTarget.make(in: folder, name: "mutated", key: key, secrets: [keyBytes.lowercaseHex],
+        let target = try TamperTarget.make(in: folder, name: "mutated", key: key, secrets: [Hex.string(keyBytes)],
                                            cipher: CipherSettings())
         var summary = TamperSummary()
         var mutationProblems: [String] = []
@@ -61,7 +62,7 @@ struct APIFuzzTests {
         let name = "fuzz-escape-control-\(UUID().uuidString).db"
         let outside = FileManager.default.temporaryDirectory.appendingPathComponent(name).path
         defer { for suffix in ["", "-journal"] { unlink(outside + suffix) } }
-        let db = try Database(path: folder.path("fuzz.db"), key: try Key.rawKey([UInt8](repeating: 7, count: 32)))
+        let db = try Database(path: folder.file("fuzz.db"), key: try Key.rawKey([UInt8](repeating: 7, count: 32)))
         #expect(Self.escapedFiles(named: name, besides: folder).isEmpty)
         try db.attach(outside, as: "outside", key: try Key.rawKey([UInt8](repeating: 7, count: 32)))
         try db.execute("CREATE TABLE outside.t(x)")
@@ -71,7 +72,7 @@ struct APIFuzzTests {
     @Test("Found by fuzzing (fixed): text with a NUL is bound whole; 'malformed JSON' is not corruption")
     func knownIssues() throws {
         let folder = try TemporaryDirectory()
-        let db = try Database(path: folder.path("known.db"), key: try Key.rawKey([UInt8](repeating: 9, count: 32)))
+        let db = try Database(path: folder.file("known.db"), key: try Key.rawKey([UInt8](repeating: 9, count: 32)))
         // Text was once bound as a C string (length -1), so SQLite stored only the bytes before a NUL.
         let echoed = try db.scalar(String.self, "SELECT ?", ["a\0b"])
         #expect(echoed.map { Array($0.utf8) } == [0x61, 0x00, 0x62])
@@ -233,8 +234,8 @@ struct FuzzStatements {
 
     /// Runs `total` random statements, reopening a fresh copy of the sample database every 250.
     mutating func run(_ total: Int, using generator: inout SplitMix64) throws {
-        let path = folder.path("fuzz.db")
-        let template = folder.path("template.db")
+        let path = folder.file("fuzz.db")
+        let template = folder.file("template.db")
         let setup = try Database(path: template, key: key)
         try setup.setJournalMode(.delete)
         try setup.execute(Self.tables)
@@ -255,7 +256,7 @@ struct FuzzStatements {
                 }
                 guard index < total else { break }
                 for suffix in ["-journal", "-wal", "-shm"] { unlink(path + suffix) }
-                try templateBytes.write(to: URL(fileURLWithPath: path))
+                try writeFile(path, templateBytes)
                 db = try Database(path: path, key: key, mode: .readWrite)
                 // No fsync per commit: the file is scratch, and the loop stays fast.
                 try db?.execute("PRAGMA synchronous = OFF")

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import SQLCipherKit
 import Testing
 
@@ -59,11 +60,11 @@ struct AtRestTests {
 
     static func run(flags: [String] = []) throws -> Run {
         let folder = try TemporaryDirectory()
-        let temporary = folder.path("tmp")
+        let temporary = folder.file("tmp")
         try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
         let marker = "SQLCipherKit-at-rest-\(UUID().uuidString)"
         let started = Date()
-        let child = try HelperProcess(["at-rest", folder.path("at-rest.db"), marker] + flags, environment: [
+        let child = try HelperProcess(["at-rest", folder.file("at-rest.db"), marker] + flags, environment: [
             "RELIABILITY_KEY_HEX": randomKeyHex(), "TMPDIR": temporary, "SQLITE_TMPDIR": temporary,
         ])
         // As /proc/PID/fd reports it: without symbolic links.
@@ -72,7 +73,7 @@ struct AtRestTests {
             guard line.hasPrefix("paused ") else { continue }
             let step = String(line.dropFirst("paused ".count))
             run.steps.append(step)
-            for (name, contents) in try files(under: folder.url.path, openIn: child.processIdentifier) {
+            for (name, contents) in try files(under: folder.path, openIn: child.processIdentifier) {
                 run.scans += 1
                 if data(contents, contains: marker) { run.findings.append("\(step): \(name)") }
             }

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import ReliabilitySupport
 import SQLCipherKit
 import Testing
@@ -13,7 +14,7 @@ struct CrashTests {
     @Test("SIGKILL during writes loses no reported commit", arguments: ["wal", "delete"])
     func killDuringWrites(mode: String) throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("crash.db"), keyHex = randomKeyHex()
+        let path = folder.file("crash.db"), keyHex = randomKeyHex()
         let key = try Key.rawKey(hex: Array(keyHex.utf8))
         var lastReported = 0, commits = 0
         let seed = UInt64.random(in: 1...UInt64.max >> 1)
@@ -46,7 +47,7 @@ struct CrashTests {
     @Test("SIGKILL during rekey leaves the file under exactly one key, intact", arguments: ["delete", "wal"])
     func killDuringRekey(mode: String) throws {
         let folder = try TemporaryDirectory()
-        let original = folder.path("original.db"), path = folder.path("rekey.db")
+        let original = folder.file("original.db"), path = folder.file("rekey.db")
         let oldHex = randomKeyHex(), newHex = randomKeyHex()
         let oldKey = try Key.rawKey(hex: Array(oldHex.utf8)), newKey = try Key.rawKey(hex: Array(newHex.utf8))
         try Self.makeRekeySource(original, key: oldKey, mode: mode)
@@ -101,7 +102,7 @@ struct CrashTests {
     @Test("The crash checker reports lost, partial and unbalanced commits")
     func checkerCatchesDamage() throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("damaged.db"), keyHex = randomKeyHex()
+        let path = folder.file("damaged.db"), keyHex = randomKeyHex()
         let key = try Key.rawKey(hex: Array(keyHex.utf8))
         let child = try HelperProcess(["write", path, "delete"], environment: ["RELIABILITY_KEY_HEX": keyHex])
         var lastReported = 0
@@ -110,7 +111,7 @@ struct CrashTests {
         #expect(WorkloadVerifier.problems(path: path, key: key, lastReported: lastReported).isEmpty)
         #expect(!WorkloadVerifier.problems(path: path, key: key, lastReported: lastReported + 2).isEmpty)
 
-        let copy = folder.path("copy.db")
+        let copy = folder.file("copy.db")
         for damage in ["DELETE FROM item WHERE tx = 2 AND seq = 0",
                        "DELETE FROM item WHERE tx = 3; UPDATE tally SET rows = (SELECT count(*) FROM item)",
                        "UPDATE tally SET rows = rows + 1"] {

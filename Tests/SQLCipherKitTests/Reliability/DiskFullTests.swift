@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import ReliabilitySupport
 import SQLCipherKit
 import Testing
@@ -19,7 +20,7 @@ struct DiskFullTests {
         let seed = UInt64.random(in: 1...UInt64.max >> 1)
         var generator = SplitMix64(seed: seed)
         for run in 0..<Self.runs {
-            let path = folder.path("full-\(run).db")
+            let path = folder.file("full-\(run).db")
             let db = try Database(path: path, key: key)
             _ = try db.setJournalMode(mode == "wal" ? .wal : .delete)
             db.close()

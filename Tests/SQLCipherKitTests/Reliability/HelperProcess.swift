@@ -1,4 +1,5 @@
 import Foundation
+import SQLCipherKit
 import Testing
 
 /// A running `ReliabilityHelper` child (Sources/ReliabilityHelper): its standard output read line by line as
@@ -6,6 +7,9 @@ import Testing
 ///
 /// Every line the child wrote, and its standard error, are checked for the secrets it was given: a key must
 /// never appear in any output.
+///
+/// `@unchecked Sendable`: `lines`, `nextLine` and `outputEnded` are only touched under `condition`; `errorData`
+/// is written once by its reading thread before `errorDone` is signalled and read only after waiting on it.
 final class HelperProcess: @unchecked Sendable {
     /// SwiftPM builds the helper next to the test bundle (the test target depends on it).
     static let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -127,5 +131,5 @@ final class HelperProcess: @unchecked Sendable {
 
 /// A random 32-byte key as 64 hex digits.
 func randomKeyHex() -> String {
-    (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+    Hex.string((0..<32).map { _ in UInt8.random(in: 0...255) })
 }

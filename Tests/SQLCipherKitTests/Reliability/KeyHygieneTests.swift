@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// Key hygiene: after keys are used for everything (open, write, export, rekey, a failed open, pools that
@@ -10,7 +11,7 @@ struct KeyHygieneTests {
     func noKeyInMemory() throws {
         let folder = try TemporaryDirectory()
         let started = Date()
-        let result = try Self.scan(folder: folder.url.path)
+        let result = try Self.scan(folder: folder.path)
         #expect(result.hits == 0, "\(result.lines)")
         #expect(result.scanned > 10_000_000, "the scan read only \(result.scanned) bytes")
         print("RELIABILITY key hygiene: \(result.scanned / 1_000_000) MB of process memory scanned, "
@@ -20,7 +21,7 @@ struct KeyHygieneTests {
     @Test("Control: the scan finds a copy of the passphrase that is kept alive")
     func scanFindsALeak() throws {
         let folder = try TemporaryDirectory()
-        let result = try Self.scan(folder: folder.url.path, leak: true)
+        let result = try Self.scan(folder: folder.path, leak: true)
         #expect(result.hits >= 1, "\(result.lines)")
         #expect(result.lines.contains { $0.hasPrefix("hit passphrase") }, "\(result.lines)")
     }

@@ -26,7 +26,7 @@ struct MultiProcessTests {
           .timeLimit(.minutes(10)))
     func concurrentWriters() throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("shared.db"), keyHex = randomKeyHex()
+        let path = folder.file("shared.db"), keyHex = randomKeyHex()
         let key = try Key.rawKey(hex: Array(keyHex.utf8))
         let setup = try Database(path: path, key: key)
         _ = try setup.setJournalMode(.wal)
@@ -55,7 +55,7 @@ struct MultiProcessTests {
                 let sql = "INSERT INTO commits(writer, sequence, pid, payload) VALUES ('cli', \(sequence), 0, "
                     + "randomblob(100))"
                 do {
-                    let result = try runProcess(builtCLIExecutable, ["query", path, sql, "--key-env",
+                    let result = try runProcess(CLI.executable, ["query", path, sql, "--key-env",
                                                                      "MULTI_PROCESS_KEY", "--raw"],
                                                 environment: cliEnvironment, timeout: 120)
                     if result.status == 0 {

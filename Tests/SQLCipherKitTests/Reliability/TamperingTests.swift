@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import ReliabilitySupport
 import SQLCipherKit
 import Testing
@@ -28,7 +29,7 @@ struct TamperingTests {
         var generator = SplitMix64(seed: seed)
         let keyBytes = (0..<Key.rawKeyLength).map { _ in UInt8.random(in: 0...255) }
         let target = try TamperTarget.make(in: folder, name: "raw", key: try Key.rawKey(keyBytes),
-                                           secrets: [keyBytes.lowercaseHex, keyBytes.lowercaseHex.uppercased()],
+                                           secrets: [Hex.string(keyBytes), Hex.string(keyBytes).uppercased()],
                                            cipher: CipherSettings())
         let pages = target.pristine.count / Self.pageSize
         try #require(target.pristine.count % Self.pageSize == 0 && (10...16).contains(pages),
@@ -79,7 +80,7 @@ struct TamperingTests {
         let folder = try TemporaryDirectory()
         let keyBytes = [UInt8](repeating: 0x42, count: Key.rawKeyLength)
         let target = try TamperTarget.make(in: folder, name: "nohmac", key: try Key.rawKey(keyBytes),
-                                           secrets: [keyBytes.lowercaseHex], cipher: CipherSettings(usesHMAC: false))
+                                           secrets: [Hex.string(keyBytes)], cipher: CipherSettings(usesHMAC: false))
         // Row data: the middle of page 6, a leaf page of the note table whose cells fill it (the content is the
         // same on every run, and so is its layout). Without HMAC the reserve is the IV only and this byte is
         // ciphertext of a row's blob: flipping it garbles one 16-byte block, which decrypts to different bytes
@@ -91,7 +92,7 @@ struct TamperingTests {
 
         // With HMAC (SQLCipher 4's default), the same flip of the same database is caught.
         let authenticated = try TamperTarget.make(in: folder, name: "hmac", key: try Key.rawKey(keyBytes),
-                                                  secrets: [keyBytes.lowercaseHex], cipher: CipherSettings())
+                                                  secrets: [Hex.string(keyBytes)], cipher: CipherSettings())
         let caught = authenticated.check(flipping: offset, with: 0x01, mode: .readOnly)
         #expect(caught.findings.isEmpty, "\(caught)")
 
@@ -126,7 +127,7 @@ struct TamperTarget {
     /// its index, and a second table; rollback journal, closed.
     static func make(in folder: TemporaryDirectory, name: String, key: Key, secrets: [String],
                      cipher: CipherSettings) throws -> TamperTarget {
-        let path = folder.path("\(name)-original.db")
+        let path = folder.file("\(name)-original.db")
         let db = try Database(path: path, key: key, configuration: .init(cipher: cipher))
         try db.setJournalMode(.delete)
         try db.execute("""
@@ -186,9 +187,9 @@ struct TamperTarget {
     /// key.
     func check(bytes: Data, expecting expectation: Expectation, mode: OpenMode) -> TamperResult {
         var result = TamperResult()
-        let copy = folder.path("\(name)-copy.db")
+        let copy = folder.file("\(name)-copy.db")
         do {
-            try bytes.write(to: URL(fileURLWithPath: copy))
+            try writeFile(copy, bytes)
         } catch {
             result.findings.append("setup: cannot write the copy: \(error)")
             return result
@@ -338,9 +339,4 @@ struct TamperSummary {
 func reliabilitySeed() -> UInt64 {
     ProcessInfo.processInfo.environment["RELIABILITY_SEED"].flatMap { UInt64($0) }
         ?? UInt64.random(in: 1...UInt64.max >> 1)
-}
-
-extension Array where Element == UInt8 {
-    /// Lowercase hexadecimal digits, two per byte.
-    var lowercaseHex: String { map { String(format: "%02x", $0) }.joined() }
 }

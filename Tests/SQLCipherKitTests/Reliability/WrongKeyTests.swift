@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import ReliabilitySupport
 import SQLCipherKit
 import Synchronization
@@ -19,8 +20,8 @@ struct WrongKeyTests {
         let seed = reliabilitySeed()
         var generator = SplitMix64(seed: seed)
         let right = try Key.passphrase(Self.passphrase)
-        for name in Self.databases { try Self.makeSample(folder.path(name), key: right, wal: name == "wal.db") }
-        let listing = try folder.fileNames()
+        for name in Self.databases { try Self.makeSample(folder.file(name), key: right, wal: name == "wal.db") }
+        let listing = try folder.names()
         try #require(listing == Self.databases, "side files left after closing: \(listing)")
         let before = try FolderSnapshot(folder, files: Self.databases)
 
@@ -35,23 +36,23 @@ struct WrongKeyTests {
             let key: Key, secrets: [String]
             switch index % 10 {
             case 0...4:
-                (key, secrets) = (try Key.rawKey(bytes), [bytes.lowercaseHex])
+                (key, secrets) = (try Key.rawKey(bytes), [Hex.string(bytes)])
             case 5:
-                (key, secrets) = (try Key.rawKey(bytes, salt: randomSalt), [bytes.lowercaseHex])
+                (key, secrets) = (try Key.rawKey(bytes, salt: randomSalt), [Hex.string(bytes)])
             case 6:
-                (key, secrets) = (try Key.rawKey(bytes, salt: salt), [bytes.lowercaseHex])
+                (key, secrets) = (try Key.rawKey(bytes, salt: salt), [Hex.string(bytes)])
             case 7:
                 // Hex text, upper and lower case digits mixed.
-                let hex = bytes.lowercaseHex.enumerated().map { $0.offset % 3 == 0 ? $0.element.uppercased() : String($0.element) }.joined()
-                (key, secrets) = (try Key.rawKey(hex: Array(hex.utf8)), [hex, bytes.lowercaseHex])
+                let hex = Hex.string(bytes).enumerated().map { $0.offset % 3 == 0 ? $0.element.uppercased() : String($0.element) }.joined()
+                (key, secrets) = (try Key.rawKey(hex: Array(hex.utf8)), [hex, Hex.string(bytes)])
             case 8:
-                let hex = bytes.lowercaseHex + salt.lowercaseHex
-                (key, secrets) = (try Key.rawKey(hex: Array(hex.utf8)), [bytes.lowercaseHex])
+                let hex = Hex.string(bytes) + Hex.string(salt)
+                (key, secrets) = (try Key.rawKey(hex: Array(hex.utf8)), [Hex.string(bytes)])
             default:
-                let hex = (bytes.lowercaseHex + randomSalt.lowercaseHex).uppercased()
-                (key, secrets) = (try Key.rawKey(hex: Array(hex.utf8)), [hex, bytes.lowercaseHex])
+                let hex = (Hex.string(bytes) + Hex.string(randomSalt)).uppercased()
+                (key, secrets) = (try Key.rawKey(hex: Array(hex.utf8)), [hex, Hex.string(bytes)])
             }
-            attempts.append(WrongKeyAttempt(path: folder.path(name), key: key, secrets: secrets,
+            attempts.append(WrongKeyAttempt(path: folder.file(name), key: key, secrets: secrets,
                                             mode: modes[Int.random(in: 0..<3, using: &generator)], label: "raw #\(index)"))
         }
         let rawCount = attempts.count
@@ -60,7 +61,7 @@ struct WrongKeyTests {
         let nearMisses = Self.nearMisses(of: Self.passphrase, using: &generator)
         try #require(nearMisses.count >= 90)
         for (index, wrong) in nearMisses.enumerated() {
-            attempts.append(WrongKeyAttempt(path: folder.path(Self.databases[index % 2]), key: try Key.passphrase(wrong),
+            attempts.append(WrongKeyAttempt(path: folder.file(Self.databases[index % 2]), key: try Key.passphrase(wrong),
                                             secrets: [wrong, Self.passphrase], mode: modes[index % 3],
                                             label: "passphrase #\(index) \(String(reflecting: wrong).prefix(80))"))
         }
@@ -70,7 +71,7 @@ struct WrongKeyTests {
         // attempt the folder must hold the two databases and nothing else.
         let problems = Mutex<[String]>([])
         let opened = Atomic<Int>(0)
-        let shared = attempts, folderPath = folder.url.path
+        let shared = attempts, folderPath = folder.path
         DispatchQueue.concurrentPerform(iterations: 2) { worker in
             for attempt in stride(from: worker, to: shared.count, by: 2).map({ shared[$0] }) {
                 var found = attempt.run()
@@ -94,13 +95,13 @@ struct WrongKeyTests {
         #expect(differences.isEmpty, "seed \(seed): \(differences)")
         for name in Self.databases {
             for suffix in ["-wal", "-shm", "-journal"] {
-                #expect(!FileManager.default.fileExists(atPath: folder.path(name + suffix)), "\(name + suffix) exists")
+                #expect(!FileManager.default.fileExists(atPath: folder.file(name + suffix)), "\(name + suffix) exists")
             }
         }
 
         // The right key still opens and reads both.
         for name in Self.databases {
-            let db = try Database(path: folder.path(name), key: right, mode: .readOnly)
+            let db = try Database(path: folder.file(name), key: right, mode: .readOnly)
             #expect(try db.scalar(Int.self, "SELECT count(*) FROM account") == 40)
             #expect(try db.scalar(String.self, "SELECT body FROM memo WHERE id = 3") == "memo 3")
             #expect(try db.cipherIntegrityCheck().filter(\.isFailure).isEmpty)
@@ -117,18 +118,18 @@ struct WrongKeyTests {
     func snapshotNoticesWrites() throws {
         let folder = try TemporaryDirectory()
         let right = try Key.passphrase(Self.passphrase)
-        for name in Self.databases { try Self.makeSample(folder.path(name), key: right, wal: name == "wal.db") }
+        for name in Self.databases { try Self.makeSample(folder.file(name), key: right, wal: name == "wal.db") }
         let before = try FolderSnapshot(folder, files: Self.databases)
         #expect(try FolderSnapshot(folder, files: Self.databases).differences(from: before).isEmpty)
 
         // An open WAL connection shows its side files.
-        let wal = try Database(path: folder.path("wal.db"), key: right, mode: .readWrite)
+        let wal = try Database(path: folder.file("wal.db"), key: right, mode: .readWrite)
         #expect(try FolderSnapshot(folder, files: Self.databases).differences(from: before)
             .contains { $0.hasPrefix("folder listing") })
         wal.close()
 
         // One committed row changes the rollback file's bytes and hash.
-        let db = try Database(path: folder.path("rollback.db"), key: right, mode: .readWrite)
+        let db = try Database(path: folder.file("rollback.db"), key: right, mode: .readWrite)
         try db.execute("UPDATE account SET balance = balance + 1 WHERE id = 1")
         db.close()
         let differences = try FolderSnapshot(folder, files: Self.databases).differences(from: before)
@@ -248,11 +249,11 @@ struct FolderSnapshot {
     let files: [String: File]
 
     init(_ folder: TemporaryDirectory, files names: [String]) throws {
-        listing = try folder.fileNames()
-        let hashes = try sha256(of: names.map(folder.path))
+        listing = try folder.names()
+        let hashes = try sha256(of: names.map(folder.file))
         var files: [String: File] = [:]
         for name in names {
-            let path = folder.path(name)
+            let path = folder.file(name)
             files[name] = File(bytes: try contents(of: path), sha256: hashes[path] ?? "",
                                modified: try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
         }

@@ -10,7 +10,7 @@ enum Prompt {
     /// The bytes typed (without the newline), or nil when standard input is not a terminal.
     static func readSecret(_ prompt: String) throws -> [UInt8]? {
         guard isatty(STDIN_FILENO) == 1 else { return nil }
-        standardError(prompt)
+        StandardError.write(prompt)
         var original = termios()
         tcgetattr(STDIN_FILENO, &original)
         var silent = original
@@ -18,7 +18,7 @@ enum Prompt {
         tcsetattr(STDIN_FILENO, TCSANOW, &silent)
         defer {
             tcsetattr(STDIN_FILENO, TCSANOW, &original)
-            standardError("\n")
+            StandardError.write("\n")
         }
         // Room for any passphrase up front: growing the array would leave unwiped copies behind.
         var bytes: [UInt8] = []

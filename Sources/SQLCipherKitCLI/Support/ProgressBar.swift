@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SQLCipherKit
 
 #if canImport(Glibc)
 import Glibc
@@ -27,7 +28,7 @@ final class ProgressBar: Sendable {
         let width = 30
         let filled = width * percent / 100
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-        standardError("\r\(label) [\(bar)] \(percent)%")
+        StandardError.write("\r\(label) [\(bar)] \(percent)%")
     }
 
     /// Runs `body`, showing an indeterminate spinner with the elapsed time while it works (for steps that
@@ -42,7 +43,7 @@ final class ProgressBar: Sendable {
             let start = Date()
             while running.isRunning {
                 let seconds = Int(Date().timeIntervalSince(start))
-                standardError("\r\(label) \(frames[tick % frames.count]) \(seconds)s")
+                StandardError.write("\r\(label) \(frames[tick % frames.count]) \(seconds)s")
                 tick += 1
                 usleep(100_000)
             }
@@ -58,7 +59,7 @@ final class ProgressBar: Sendable {
     /// Ends the bar's line.
     func finish() {
         guard isTerminal else { return }
-        standardError("\r\(label) done\(String(repeating: " ", count: 40))\n")
+        StandardError.write("\r\(label) done\(String(repeating: " ", count: 40))\n")
     }
 }
 

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import SQLCipherKit
 
-struct Info: ParsableCommand {
+struct Info: ReportingCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show a database's format (SQLCipher 4/3/2/1 or plain), cipher settings and page layout.",
         discussion: """
@@ -18,21 +18,19 @@ struct Info: ParsableCommand {
     @OptionGroup var key: KeyOptions
     @OptionGroup var cipher: CipherOptions
 
-    func run() throws {
-        try reportingFailures {
-            guard FileManager.default.fileExists(atPath: database) else {
-                throw CommandFailure(message: "\(database) does not exist: check the path", status: ExitStatus.failure)
-            }
-            try requireDatabaseFile(database)
-            let info: DatabaseInfo
-            if !key.source.isGiven, let plain = try? Database.inspect(path: database, key: nil) {
-                info = plain
-            } else {
-                info = try Database.inspect(path: database, key: key.source.key(prompt: "Key for \(database): "),
-                                            cipher: cipher.settings())
-            }
-            print(json ? try jsonText(info) : text(info))
+    func perform() throws {
+        guard FileManager.default.fileExists(atPath: database) else {
+            throw CommandFailure(message: "\(database) does not exist: check the path", status: .failure)
         }
+        try requireDatabaseFile(database)
+        let info: DatabaseInfo
+        if !key.source.isGiven, let plain = try? Database.inspect(path: database, key: nil) {
+            info = plain
+        } else {
+            info = try Database.inspect(path: database, key: key.source.key(prompt: "Key for \(database): "),
+                                        cipher: cipher.settings())
+        }
+        print(json ? try jsonText(info) : text(info))
     }
 
     private func version(_ format: DatabaseFormat) -> Int? {

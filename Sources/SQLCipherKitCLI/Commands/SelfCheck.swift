@@ -1,0 +1,30 @@
+import ArgumentParser
+import SQLCipherKit
+
+struct SelfCheck: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "selfcheck",
+        abstract: "Prove that the engine is SQLCipher and that it encrypts what it writes.",
+        discussion: """
+            Prints the cipher version, crypto provider and its version, the SQLite version and the \
+            cipher_status of a keyed connection (SQLCipher's word that it encrypts); writes an \
+            encrypted database in a temporary folder and checks that its first bytes are not 'SQLite format 3'. \
+            Exits 0 only if all of it holds.
+
+            Example:
+              sqlcipherkit selfcheck
+            """
+    )
+
+    func perform() throws {
+        let facts = try Engine.selfCheck()
+        print("cipher_version: \(facts.cipherVersion)")
+        print("cipher_provider: \(facts.provider)")
+        print("cipher_provider_version: \(facts.providerVersion)")
+        print("sqlite_version: \(facts.sqliteVersion)")
+        print("cipher_status: \(facts.encryptsConnections ? 1 : 0) (a keyed connection encrypts)")
+        let proof = try Engine.proveEncryptionAtRest()
+        let header = Hex.string(proof.fileHeader)
+        print("encrypted_at_rest: yes (first bytes \(header), not 'SQLite format 3'; \(proof.fileSize) bytes)")
+    }
+}
