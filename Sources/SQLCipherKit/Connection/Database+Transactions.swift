@@ -1,3 +1,5 @@
+import CSQLCipher
+
 extension Database {
     /// How a transaction takes its locks.
     public enum TransactionKind: String, Sendable, CaseIterable {
@@ -16,6 +18,11 @@ extension Database {
             case .exclusive: "BEGIN EXCLUSIVE TRANSACTION"
             }
         }
+    }
+
+    /// Whether a transaction is open (the connection is not in autocommit mode).
+    public var isInTransaction: Bool {
+        handle.map { sqlite3_get_autocommit($0) == 0 } ?? false
     }
 
     /// Runs `body` in a transaction: commits when it returns, rolls back when it throws, and rethrows.

@@ -205,35 +205,15 @@ public final class Database {
     /// Whether ``close()`` has been called.
     public var isClosed: Bool { handle == nil }
 
-    /// Runs one or more SQL statements separated by semicolons, discarding any rows.
-    ///
-    /// Each statement is compiled only once the one before it has run, as `sqlite3_exec` does.
-    ///
-    /// - Throws: ``SQLCipherError`` naming the failure; the statements before it have run.
-    public func execute(_ sql: String) throws(SQLCipherError) {
-        _ = try openHandle()
-        try Database.requireNoNUL(sql, path: path)
-        try checkCancellation()
-        var remaining = Substring(sql)
-        while let (statement, rest) = try Statement.prepareFirst(of: remaining, database: self) {
-            try statement.execute()
-            remaining = rest
-        }
+    /// Sets how long a statement waits for another connection's lock before failing with
+    /// ``SQLCipherError/Kind/busy``; zero fails at once.
+    public func setBusyTimeout(_ timeout: Duration) throws(SQLCipherError) {
+        sqlite3_busy_timeout(try openHandle(), Int32(clamping: timeout.milliseconds))
     }
 
-    /// Refuses SQL text holding a NUL character: SQLite reads SQL as a C string and would silently ignore
-    /// everything after the NUL (a statement that is never run, with no error).
-    static func requireNoNUL(_ sql: String, path: String) throws(SQLCipherError) {
-        // memchr over a native string's storage: `utf8.contains` walked it byte by byte through the generic
-        // Sequence path (about 27 instructions a byte, on every transaction's BEGIN and COMMIT).
-        let hasNUL = sql.utf8.withContiguousStorageIfAvailable { bytes in
-            bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false
-        }
-            ?? sql.utf8.contains(0)
-        guard !hasNUL else {
-            throw .api(.invalidArgument, "the SQL text contains a NUL character; bind such text as a parameter",
-                       path: path)
-        }
+    /// Interrupts the statement running on this connection (see ``InterruptHandle``).
+    public func interrupt() {
+        interruptHandle.interrupt()
     }
 
     /// The handle, or a misuse error once the connection is closed.
@@ -274,23 +254,5 @@ public final class Database {
         let sideFiles = ["-wal", "-shm", "-journal"].contains { access(path + $0, F_OK) == 0 }
         guard !sideFiles, access(path, W_OK) == 0, access(folder, W_OK) == 0 else { return SQLITE_OPEN_READONLY }
         return SQLITE_OPEN_READWRITE
-    }
-
-    /// Hands the key to SQLCipher for `schema` through `sqlite3_key_v2`: the key never appears in SQL text.
-    func applyKey(_ key: Key, schema: String) throws(SQLCipherError) {
-        let db = try openHandle()
-        let code = key.material.withUnsafeBytes { bytes in
-            sqlite3_key_v2(db, schema, bytes.baseAddress, Int32(bytes.count))
-        }
-        guard code == SQLITE_OK else {
-            throw SQLCipherError(code: code, connection: db, path: path)
-        }
-    }
-}
-
-extension Duration {
-    /// The duration in whole milliseconds, rounded down.
-    var milliseconds: Int64 {
-        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
     }
 }

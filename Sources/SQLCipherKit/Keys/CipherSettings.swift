@@ -147,10 +147,3 @@ public struct CipherSettings: Sendable, Equatable {
         return pragmas
     }
 }
-
-extension String {
-    /// The string as an SQL identifier in double quotes, with embedded quotes doubled.
-    var quotedIdentifier: String {
-        "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-}

@@ -70,16 +70,3 @@ public struct Row: Sendable, Hashable {
                        sql: sql)
     }
 }
-
-extension DatabaseValue {
-    /// SQLite's name for the storage class, for messages (never the value: it may be sensitive).
-    var storageClassName: String {
-        switch self {
-        case .null: "NULL"
-        case .integer: "an integer"
-        case .real: "a real"
-        case .text: "text"
-        case .blob: "a blob"
-        }
-    }
-}

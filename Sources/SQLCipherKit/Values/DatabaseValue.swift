@@ -31,8 +31,15 @@ extension DatabaseValue: CustomStringConvertible {
     }
 }
 
-extension String {
-    func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
+extension DatabaseValue {
+    /// SQLite's name for the storage class, for messages (never the value: it may be sensitive).
+    var storageClassName: String {
+        switch self {
+        case .null: "NULL"
+        case .integer: "an integer"
+        case .real: "a real"
+        case .text: "text"
+        case .blob: "a blob"
+        }
     }
 }
