@@ -1,11 +1,6 @@
 import Foundation
-import Synchronization
-
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Synchronization
 
 /// A write-ahead-log database with one writer and several readers, for servers and apps that read
 /// concurrently: readers never wait for the writer, and each read sees one committed snapshot.
@@ -56,7 +51,8 @@ public final class DatabasePool: @unchecked Sendable {
     private var writer: Database?
     private let readers: ReaderPool
     private var key: Key
-    private let closed = ClosedFlag()
+    /// Set once by ``close()``.
+    private let closed = OneWayFlag()
     // Thread-safe without the writer lock, which running work holds: close must reach that work.
     private let writerInterrupt: InterruptHandle
 
@@ -210,7 +206,7 @@ public final class DatabasePool: @unchecked Sendable {
     /// ``SQLCipherError/Kind/interrupted``); work that has not started fails with
     /// ``SQLCipherError/Kind/misuse``, as does any later use. The derived key is wiped.
     public func close() {
-        guard closed.close() else { return }
+        guard closed.set() else { return }
         if ReentrancyMarker.isActive(self) {
             // Called from one of the pool's own closures: waiting for every connection here would wait for the
             // one this thread holds. The outer call closes the pool when it ends.
@@ -236,19 +232,20 @@ public final class DatabasePool: @unchecked Sendable {
     }
 
     private func closeConnections() {
-        // Keep interrupting until every connection is free: a statement that starts just after one interrupt
-        // (the call is a no-op while nothing runs) is caught by the next.
-        let interrupting = ClosedFlag()
+        // Keep interrupting, from a thread of its own, until the connections are closed (the flag is set when
+        // this function returns): a statement that starts just after one interrupt (the call is a no-op while
+        // nothing runs) is caught by the next.
+        let connectionsClosed = OneWayFlag()
         let writerInterrupt = self.writerInterrupt
         let readers = self.readers
         Thread.detachNewThread {
-            while !interrupting.isClosed {
+            while !connectionsClosed.isSet {
                 writerInterrupt.interrupt()
                 readers.interruptAll()
                 usleep(10_000)
             }
         }
-        defer { _ = interrupting.close() }
+        defer { _ = connectionsClosed.set() }
         try? exclusively { () throws(SQLCipherError) in
             writer?.close()
             writer = nil
@@ -263,10 +260,10 @@ public final class DatabasePool: @unchecked Sendable {
     }
 
     /// Whether ``close()`` was called.
-    public var isClosed: Bool { closed.isClosed }
+    public var isClosed: Bool { closed.isSet }
 
     private func checkOpen() throws(SQLCipherError) {
-        if closed.isClosed { throw .api(.misuse, "the pool is closed", path: path) }
+        if closed.isSet { throw .api(.misuse, "the pool is closed", path: path) }
     }
 
     private func withWriter<Result>(_ body: (Database) throws -> Result) throws -> Result {
@@ -284,12 +281,4 @@ public final class DatabasePool: @unchecked Sendable {
         defer { writerLock.unlock() }
         try readers.withAllReadersTyped { () throws(SQLCipherError) in try body() }
     }
-}
-
-/// Whether a pool is closed, readable from any thread.
-private final class ClosedFlag: Sendable {
-    private let value = Mutex(false)
-    var isClosed: Bool { value.withLock { $0 } }
-    /// Closes; false when it was closed already.
-    func close() -> Bool { value.withLock { closed in defer { closed = true }; return !closed } }
 }

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Marks, per thread, the pools and queues whose work is running on that thread, so that a closure calling
 /// its own ``DatabasePool`` or ``DatabaseQueue`` again fails at once with ``SQLCipherError/Kind/misuse``
@@ -22,9 +18,7 @@ enum ReentrancyMarker {
         var key = pthread_key_t()
         // The thread's record is released when the thread ends.
         pthread_key_create(&key) { pointer in
-            #if canImport(Glibc)
             guard let pointer else { return }
-            #endif
             Unmanaged<Active>.fromOpaque(pointer).release()
         }
         return key

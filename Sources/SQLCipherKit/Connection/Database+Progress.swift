@@ -18,7 +18,7 @@ extension Database {
     /// ``withProgressHandler(every:_:_:)`` for bodies that throw any error.
     func withProgressHandlerRethrowing<Result>(every instructions: Int32, _ handler: @escaping () -> Bool,
                                                _ body: () throws -> Result) throws -> Result {
-        let db = try openHandle()
+        let db = try requireOpenHandle()
         let box = ProgressBox(handler)
         let context = Unmanaged.passRetained(box).toOpaque()
         sqlite3_progress_handler(db, instructions, { context in

@@ -18,7 +18,7 @@ extension Database {
     /// comments, quoting, schema prefixes) and wherever the action hides: a trigger body, a view, a CTE, an
     /// eponymous pragma table. The library's own statements run under ``trusted(_:)``.
     func installSQLGuard(encrypted: Bool) throws(SQLCipherError) {
-        let db = try openHandle()
+        let db = try requireOpenHandle()
         let context = Unmanaged.passUnretained(sqlGuard).toOpaque()
         sqlite3_set_authorizer(db, { context, action, first, second, _, _ in
             // The connection holds its guard for as long as the handle is open.

@@ -1,10 +1,5 @@
 import CSQLCipher
-
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A connection to an encrypted SQLCipher database.
 ///
@@ -52,6 +47,9 @@ public final class Database {
 
     /// Set while an `async` job runs on this connection: true once its task is cancelled, so the next statement
     /// does not start.
+    // Not checked for exclusive access at run time (nor `checksCancellation`): `AsyncJob.perform` sets and clears
+    // it on the thread that runs the job, and only that thread's statements read it, as the connection itself is
+    // confined to one thread at a time.
     @exclusivity(unchecked)
     var isCancelled: (() -> Bool)? {
         didSet { checksCancellation = isCancelled != nil }
@@ -208,7 +206,7 @@ public final class Database {
     /// Sets how long a statement waits for another connection's lock before failing with
     /// ``SQLCipherError/Kind/busy``; zero fails at once.
     public func setBusyTimeout(_ timeout: Duration) throws(SQLCipherError) {
-        sqlite3_busy_timeout(try openHandle(), Int32(clamping: timeout.milliseconds))
+        sqlite3_busy_timeout(try requireOpenHandle(), Int32(clamping: timeout.milliseconds))
     }
 
     /// Interrupts the statement running on this connection (see ``InterruptHandle``).
@@ -217,7 +215,7 @@ public final class Database {
     }
 
     /// The handle, or a misuse error once the connection is closed.
-    func openHandle() throws(SQLCipherError) -> OpaquePointer {
+    func requireOpenHandle() throws(SQLCipherError) -> OpaquePointer {
         guard let handle else { throw .api(.misuse, "the connection to '\(path)' is closed", path: path) }
         return handle
     }

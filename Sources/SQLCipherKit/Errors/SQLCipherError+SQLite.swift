@@ -1,7 +1,5 @@
 import CSQLCipher
-#if canImport(Glibc)
 import Glibc
-#endif
 
 extension SQLCipherError {
     /// An error of `kind` that did not come from SQLite.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// An error thrown by SQLCipherKit.
 ///
 /// Every error has a ``kind`` to act on, SQLite's result codes and message when SQLite produced it, and the
@@ -183,11 +185,7 @@ extension SQLCipherError: CustomStringConvertible {
     }
 }
 
-#if canImport(Foundation)
-import Foundation
-
 extension SQLCipherError: LocalizedError {
     /// The same text as ``description``: what went wrong and what to do.
     public var errorDescription: String? { description }
 }
-#endif

@@ -1,10 +1,5 @@
 import CSQLCipher
-
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension Database {
     /// Copies the whole database into a new file at `targetPath`, encrypted with `key` and `cipher`, or

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Operations on a whole database file, in place. Each writes the new file beside the old one, syncs it and
 /// renames it over the old one only when complete: on any failure the original file is untouched and no

@@ -73,7 +73,7 @@ extension Database {
     /// still authenticated, including those in the log).
     public func cipherIntegrityCheck() throws(SQLCipherError) -> [CipherIntegrityProblem] {
         // A read-only connection's checkpoint would fail with a disk I/O error (its file is open read-only).
-        let handle = try openHandle()
+        let handle = try requireOpenHandle()
         if try journalMode() == .wal && sqlite3_db_readonly(handle, "main") == 0 {
             try execute("PRAGMA wal_checkpoint(TRUNCATE)")
         }

@@ -3,7 +3,7 @@ import CSQLCipher
 extension Database {
     /// Hands the key to SQLCipher for `schema` through `sqlite3_key_v2`: the key never appears in SQL text.
     func applyKey(_ key: Key, schema: String) throws(SQLCipherError) {
-        let db = try openHandle()
+        let db = try requireOpenHandle()
         let code = key.material.withUnsafeBytes { bytes in
             sqlite3_key_v2(db, schema, bytes.baseAddress, Int32(bytes.count))
         }
@@ -22,7 +22,7 @@ extension Database {
     /// ``SQLCipherError/Kind/busy`` and nothing was changed; reopen with the old key. To remove encryption, use
     /// ``export(to:key:cipher:replacing:progress:)`` with no key or ``Database/decrypt(path:key:cipher:progress:)``.
     public func rekey(to newKey: Key) throws(SQLCipherError) {
-        let db = try openHandle()
+        let db = try requireOpenHandle()
         guard !isInTransaction else {
             throw .api(.misuse, "rekey cannot run inside a transaction", path: path)
         }

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 #if DEBUG
 import Synchronization
 #endif
@@ -53,11 +49,7 @@ final class SecureBytes: @unchecked Sendable {
     /// Overwrites `buffer` with zeros in a way the compiler cannot elide as a dead store.
     static func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }
-        #if canImport(Glibc)
         explicit_bzero(base, buffer.count)
-        #else
-        _ = memset_s(base, buffer.count, 0, buffer.count)
-        #endif
     }
 }
 

@@ -7,7 +7,7 @@ extension Database {
     ///
     /// - Throws: ``SQLCipherError`` naming the failure; the statements before it have run.
     public func execute(_ sql: String) throws(SQLCipherError) {
-        _ = try openHandle()
+        _ = try requireOpenHandle()
         try Database.requireNoNUL(sql, path: path)
         try checkCancellation()
         var remaining = Substring(sql)

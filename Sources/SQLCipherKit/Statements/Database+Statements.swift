@@ -21,7 +21,7 @@ extension Database {
     /// two things at once (for example, stepping it inside a loop over its own rows). ``prepare(_:)`` gives a
     /// statement of your own.
     public func cachedStatement(_ sql: String) throws(SQLCipherError) -> Statement {
-        _ = try openHandle()
+        _ = try requireOpenHandle()
         return try statementCache.statement(for: sql) { (cached) throws(SQLCipherError) in
             try Statement(database: self, sql: sql, cached: cached)
         }

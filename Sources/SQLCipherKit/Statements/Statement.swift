@@ -118,7 +118,7 @@ public final class Statement {
     /// bytes of `sql` it used.
     private static func compile(_ sql: Substring, database: Database) throws(SQLCipherError)
         -> (handle: OpaquePointer?, consumed: Int) {
-        let db = try database.openHandle()
+        let db = try database.requireOpenHandle()
         var statement: OpaquePointer?
         var consumed = 0
         let text = String(sql)

@@ -1,10 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Dates are stored as UTC text `YYYY-MM-DD HH:MM:SS.SSS`, with millisecond precision: the format SQLite's date
 /// and time functions read, which also sorts chronologically. Reading also accepts `YYYY-MM-DD`,
