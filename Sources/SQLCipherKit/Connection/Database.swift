@@ -40,7 +40,7 @@ public final class Database {
     /// The kind of key the connection was opened with (nil: unencrypted).
     let keyKind: Key.Kind?
 
-    /// What the authorizer refuses, and the library's own SQL that passes it (Database+SQLGuard.swift).
+    /// What the authorizer refuses, and the library's own SQL that passes it (SQLGuard.swift).
     @usableFromInline let sqlGuard: SQLGuard
     /// ``SQLGuard/steppingDepth``'s memory, for the inlined ``Statement/step()`` (valid while `sqlGuard` lives).
     @usableFromInline let steppingCounter: UnsafeMutablePointer<Int>

@@ -1,9 +1,8 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import SQLCipherKit
 
-@Suite("DatabasePool and DatabaseQueue", .timeLimit(.minutes(5)))
+@Suite("DatabasePool", .timeLimit(.minutes(5)))
 struct DatabasePoolTests {
     static let compatibilities = [4, 3]
 
@@ -249,49 +248,4 @@ struct DatabasePoolTests {
         #expect(try await pool.read { try $0.scalar(Int.self, "SELECT count(*) FROM t") } == 5)
         pool.close()
     }
-
-    @Test("a DatabaseQueue serializes concurrent async writes, and reads see committed data")
-    func queue() async throws {
-        let folder = try TemporaryDirectory()
-        let queue = try DatabaseQueue(path: folder.path("queue.db"), key: .passphrase("queue"))
-        try await queue.write { try $0.execute("CREATE TABLE t(a)") }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for index in 0..<20 {
-                group.addTask { try await queue.write { try $0.execute("INSERT INTO t VALUES (?)", [index]) } }
-            }
-            try await group.waitForAll()
-        }
-        #expect(try await queue.read { try $0.scalar(Int.self, "SELECT count(*) FROM t") } == 20)
-        await #expect(throws: (any Error).self) {
-            try await queue.write { db in
-                try db.execute("INSERT INTO t VALUES (99)")
-                throw CancellationError()
-            }
-        }
-        #expect(try await queue.read { try $0.scalar(Int.self, "SELECT count(*) FROM t WHERE a = 99") } == 0,
-                "rolled back")
-        queue.close()
-        let closedRead = await outcome { try await queue.read { _ in 1 } }
-        #expect((closedRead.error as? SQLCipherError)?.kind == .misuse)
-    }
-}
-
-/// The outcome of an async throwing call.
-func outcome<Value>(_ body: () async throws -> Value) async -> Result<Value, any Error> {
-    do { return .success(try await body()) } catch { return .failure(error) }
-}
-
-extension Result {
-    var error: Failure? {
-        if case .failure(let error) = self { return error }
-        return nil
-    }
-}
-
-/// A value shared between test tasks.
-final class Shared<Value: Sendable>: Sendable {
-    private let value: Mutex<Value>
-    init(_ value: Value) { self.value = Mutex(value) }
-    func get() -> Value { value.withLock { $0 } }
-    func update(_ body: (inout Value) -> Void) { value.withLock { body(&$0) } }
 }

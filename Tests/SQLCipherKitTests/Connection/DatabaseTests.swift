@@ -74,4 +74,62 @@ struct DatabaseTests {
         #expect(try database.textValue("SELECT sqlite_compileoption_used('TEMP_STORE=2')") == "1")
         #expect(try database.textValue("SELECT sqlite_compileoption_used('HAS_CODEC')") == "1")
     }
+
+    @Test("user_version reads and writes")
+    func userVersion() throws {
+        let database = try Database(path: ":memory:", key: .passphrase("k"))
+        try database.execute("CREATE TABLE t(a, b, c)")
+        #expect(try database.userVersion() == 0)
+        try database.setUserVersion(7)
+        #expect(try database.userVersion() == 7)
+    }
+
+    @Test("WAL can be switched on for a file database")
+    func walSwitch() throws {
+        let folder = try TemporaryDirectory()
+        let database = try Database(path: folder.path("wal.db"), key: .passphrase("k"))
+        #expect(try database.journalMode() == .delete)
+        #expect(try database.setJournalMode(.wal) == .wal)
+        try database.execute("CREATE TABLE t(a); INSERT INTO t VALUES ('wal-marker')")
+        #expect(FileManager.default.fileExists(atPath: folder.path("wal.db-wal")))
+        #expect(try !data(contents(of: folder.path("wal.db-wal")), contains: "wal-marker"), "the WAL is encrypted too")
+        #expect(try database.journalMode() == .wal)
+        let memory = try Database(path: ":memory:", key: .passphrase("k"))
+        #expect(thrownError { try memory.setJournalMode(.wal) } != nil, "in-memory databases have no WAL")
+    }
+
+    @Test("a busy database fails with .busy when the timeout is zero")
+    func busy() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("busy.db")
+        let key = try Key.passphrase("k")
+        let first = try Database(path: path, key: key)
+        try first.execute("CREATE TABLE t(a)")
+        let second = try Database(path: path, key: key, configuration: .init(busyTimeout: .zero))
+        try first.execute("BEGIN EXCLUSIVE; INSERT INTO t VALUES (1)")
+        #expect(thrownError { try second.execute("INSERT INTO t VALUES (2)") }?.kind == .busy)
+        try first.execute("COMMIT")
+        try second.execute("INSERT INTO t VALUES (2)")
+        #expect(try second.scalar(Int.self, "SELECT count(*) FROM t") == 2)
+    }
+
+    @Test("interrupt stops a running statement from another thread")
+    func interrupt() throws {
+        let database = try Database(path: ":memory:", key: .passphrase("k"))
+        let handle = database.interruptHandle
+        // A plain thread, not a task: this test blocks its own thread in the query, and a task might wait for
+        // that very thread to be free.
+        Thread.detachNewThread {
+            usleep(200_000)
+            handle.interrupt()
+        }
+        // An endless query; only the interrupt ends it.
+        let error = thrownError {
+            try database.execute("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c")
+        }
+        #expect(error?.kind == .interrupted)
+        #expect(try database.scalar(Int.self, "SELECT 1") == 1, "the connection stays usable")
+        database.close()
+        handle.interrupt() // after close: nothing happens
+    }
 }

@@ -1,7 +1,7 @@
 import SQLCipherKit
 import Testing
 
-/// The authorizer every connection carries (Database+SQLGuard.swift).
+/// The authorizer every connection carries (Sources/SQLCipherKit/Connection/SQLGuard.swift).
 @Suite("SQL guard")
 struct SQLGuardTests {
     @Test("An encrypted connection refuses temp_store = FILE, which would write temporary files in plaintext")

@@ -2,7 +2,7 @@ import Testing
 @testable import SQLCipherKit
 
 @Suite("Transactions and savepoints")
-struct TransactionTests {
+struct DatabaseTransactionTests {
     struct Failure: Error {}
 
     private func database() throws -> Database {

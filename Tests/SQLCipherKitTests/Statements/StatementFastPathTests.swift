@@ -5,7 +5,7 @@ import Testing
 /// The fast path: values bound straight from their storage (``Statement/execute(_:_:_:_:)`` and the variadic
 /// form), typed and borrowed column reads, and the statement cache.
 @Suite("Fast path: typed binds, borrowed reads, statement cache")
-struct FastPathTests {
+struct StatementFastPathTests {
     private func memory() throws -> Database {
         let database = try Database(path: ":memory:", key: .passphrase("k"))
         try database.execute("CREATE TABLE t(a, b, c, d)")
