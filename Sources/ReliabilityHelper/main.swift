@@ -1,4 +1,4 @@
-// A test helper, not a product: the child process the reliability tests (Tests/ReliabilityTests) kill, starve
+// A test helper, not a product: the child process the tests in Tests/SQLCipherKitTests/Reliability kill, starve
 // of disk space or inspect. Each subcommand reports progress as lines on standard output, written unbuffered,
 // so that a line the parent has read is a fact about the past, however abruptly the child dies afterwards.
 //

@@ -1,0 +1,284 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// A write-ahead-log database with one writer and several readers, for servers and apps that read
+/// concurrently: readers never wait for the writer, and each read sees one committed snapshot.
+///
+/// ```swift
+/// let pool = try DatabasePool(path: path, key: .passphrase(passphrase))
+/// try await pool.write { db in try db.execute("INSERT INTO note(body) VALUES (?)", ["hi"]) }
+/// let count = try await pool.read { db in try db.scalar(Int.self, "SELECT count(*) FROM note") }
+/// ```
+///
+/// ## The key is derived once
+///
+/// SQLCipher derives a passphrase's encryption key with PBKDF2 (256,000 × HMAC-SHA512 by default) on every
+/// connection it opens. A pool does it once: it reads the database's salt (the file's first 16 bytes, or
+/// ``CipherSettings/salt`` with a plaintext header), derives the raw key with the algorithm and iteration count
+/// the cipher settings imply, through libcrypto, and keys every connection with that raw key and salt. The
+/// result is byte-for-byte what keying each connection with the passphrase gives. A new database gets its salt
+/// from the writer, which is opened with the passphrase first. The derived key is wiped when the pool closes.
+///
+/// - Important: Do not call the pool (``read(_:)``, ``write(_:)``, ``barrierWrite(_:)``, ``rekey(to:)``)
+///   from inside one of its own closures: use the ``Database`` the closure receives. A nested call would wait
+///   for a connection the outer call holds, so it throws ``SQLCipherError/Kind/misuse`` at once instead. A
+///   nested ``close()`` marks the pool closed and returns; the connections close when the outer call ends.
+public final class DatabasePool: @unchecked Sendable {
+    /// How a pool opens its connections.
+    public struct Configuration: Sendable {
+        /// The number of reader connections. Default: 4.
+        public var readerCount: Int
+        /// Cipher settings and busy timeout for every connection (the mode is chosen by the pool).
+        public var database: Database.Configuration
+
+        /// A configuration with `readerCount` readers.
+        public init(readerCount: Int = 4, database: Database.Configuration = .init()) {
+            self.readerCount = readerCount
+            self.database = database
+        }
+    }
+
+    /// The database file's path.
+    public let path: String
+    /// The configuration the pool was opened with.
+    public let configuration: Configuration
+
+    // Invariants that make the class Sendable: `writer` is only used while `writerLock` is held; a reader is
+    // used only by the thread that took it from `readers`; `isClosed` and `key` change only with the writer
+    // lock and every reader permit held (see `exclusively`).
+    private let writerLock = NSRecursiveLock()
+    private var writer: Database?
+    private let readers: ReaderPool
+    private var key: Key
+    /// Set once by ``close()``.
+    private let closed = OneWayFlag()
+    // Thread-safe without the writer lock, which running work holds: close must reach that work.
+    private let writerInterrupt: InterruptHandle
+
+    /// Opens the pool: the writer (switching the database to WAL), then the readers.
+    ///
+    /// - Throws: ``SQLCipherError/Kind/wrongKeyOrNotADatabase`` when the key does not open the file;
+    ///   ``SQLCipherError/Kind/invalidArgument`` for a reader count below 1 or a plaintext header without a salt.
+    public init(path: String, key: Key, configuration: Configuration = .init()) throws(SQLCipherError) {
+        guard configuration.readerCount >= 1 else {
+            throw .api(.invalidArgument, "a pool needs at least one reader, not \(configuration.readerCount)")
+        }
+        guard path != ":memory:", !path.isEmpty else {
+            throw .api(.invalidArgument, "a pool needs a database file: in-memory databases are private to one connection")
+        }
+        self.path = path
+        self.configuration = configuration
+        let existedBefore = access(path, F_OK) == 0
+        let settings = configuration.database.cipher
+        var writerConfiguration = configuration.database
+        writerConfiguration.mode = .readWriteCreate
+
+        let writer: Database
+        let connectionKey: Key
+        if key.kind != .passphrase {
+            connectionKey = key
+            writer = try Database(path: path, key: key, configuration: writerConfiguration)
+        } else if let salt = try DatabasePool.existingSalt(path: path, settings: settings) {
+            connectionKey = try KeyDerivation.rawKey(from: key, salt: salt, settings: settings)
+            writer = try Database(path: path, key: connectionKey, configuration: writerConfiguration)
+        } else {
+            // A new database: the writer creates the salt, then the key is derived with it.
+            writer = try Database(path: path, key: key, configuration: writerConfiguration)
+            try writer.setJournalMode(.wal)
+            connectionKey = try KeyDerivation.rawKey(from: key, salt: try writer.cipherSalt(), settings: settings)
+        }
+        if try writer.journalMode() != .wal {
+            try writer.setJournalMode(.wal)
+        }
+        self.writer = writer
+        self.key = connectionKey
+        writerInterrupt = writer.interruptHandle
+
+        var readerConfiguration = configuration.database
+        readerConfiguration.mode = .readOnly
+        do {
+            readers = try ReaderPool(count: configuration.readerCount) { () throws(SQLCipherError) in
+                try Database(path: path, key: connectionKey, configuration: readerConfiguration)
+            }
+        } catch {
+            writer.close()
+            if !existedBefore {
+                // The pool created this database; a failed open leaves nothing behind.
+                FileReplacement.remove(path)
+            }
+            throw error
+        }
+    }
+
+    /// The salt of an existing, non-empty database file, or nil for a new one.
+    private static func existingSalt(path: String, settings: CipherSettings) throws(SQLCipherError) -> [UInt8]? {
+        if let headerSize = settings.plaintextHeaderSize, headerSize > 0 {
+            guard let salt = settings.salt else {
+                throw .api(.invalidArgument, "a plaintext header keeps the salt out of the file: pass CipherSettings.salt")
+            }
+            return salt
+        }
+        if let salt = settings.salt { return salt }
+        let descriptor = Glibc.open(path, O_RDONLY)
+        guard descriptor >= 0 else { return nil }
+        defer { Glibc.close(descriptor) }
+        var salt = [UInt8](repeating: 0, count: Key.saltLength)
+        let count = salt.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, Key.saltLength) }
+        return count == Key.saltLength ? salt : nil
+    }
+
+    // MARK: Access
+
+    /// Runs `body` on the writer, in a transaction: committed when it returns, rolled back when it throws.
+    /// Writes are serialized; readers keep reading meanwhile.
+    public func write<Result>(_ body: (Database) throws -> Result) throws -> Result {
+        try marked("DatabasePool.write") {
+            try withWriter { database in try database.transaction(.immediate) { try body(database) } }
+        }
+    }
+
+    /// Runs `body` on a reader, in a read transaction: it sees the last committed state, unaffected by writes
+    /// that commit meanwhile. Blocks while every reader is busy.
+    public func read<Result>(_ body: (Database) throws -> Result) throws -> Result {
+        try marked("DatabasePool.read") {
+            try checkOpen()
+            return try readers.withReader { database in
+                try checkOpen()
+                return try database.transaction(.deferred) { try body(database) }
+            }
+        }
+    }
+
+    /// Runs `body` on the writer while no reader runs: it waits for running reads to finish and holds new ones
+    /// back until it returns (for schema changes that readers must not see half-done, or a rekey).
+    public func barrierWrite<Result>(_ body: (Database) throws -> Result) throws -> Result {
+        try marked("DatabasePool.barrierWrite") {
+            try withWriter { database in
+                try readers.withAllReaders { _ in
+                    try database.transaction(.immediate) { try body(database) }
+                }
+            }
+        }
+    }
+
+    /// ``write(_:)`` for `async` callers; cancelling the task interrupts its statement.
+    public func write<Result: Sendable>(_ body: @escaping @Sendable (Database) throws -> Result) async throws -> Result {
+        try await AsyncJob.run { job in
+            try self.write { database in try job.perform(on: database, body) }
+        }
+    }
+
+    /// ``read(_:)`` for `async` callers; cancelling the task interrupts its statement.
+    public func read<Result: Sendable>(_ body: @escaping @Sendable (Database) throws -> Result) async throws -> Result {
+        try await AsyncJob.run { job in
+            try self.read { database in try job.perform(on: database, body) }
+        }
+    }
+
+    // MARK: Rekey and close
+
+    /// Re-encrypts the database with `newKey`: waits for all work to finish, rekeys on the writer, then reopens
+    /// the readers with the new key (a passphrase is derived once again, with the database's salt).
+    public func rekey(to newKey: Key) throws(SQLCipherError) {
+        try ReentrancyMarker.runTyped(self, "DatabasePool.rekey(to:)", path: path) { () throws(SQLCipherError) in
+            try rekeyExclusively(to: newKey)
+        }
+    }
+
+    private func rekeyExclusively(to newKey: Key) throws(SQLCipherError) {
+        try exclusively { () throws(SQLCipherError) in
+            guard let writer else { throw .api(.misuse, "the pool is closed", path: path) }
+            let salt = try writer.cipherSalt()
+            let connectionKey = try KeyDerivation.rawKey(from: newKey, salt: salt, settings: configuration.database.cipher)
+            try writer.rekey(to: connectionKey)
+            key = connectionKey
+            var readerConfiguration = configuration.database
+            readerConfiguration.mode = .readOnly
+            let path = self.path
+            try readers.reopenAll { () throws(SQLCipherError) in
+                try Database(path: path, key: connectionKey, configuration: readerConfiguration)
+            }
+        }
+    }
+
+    /// Closes every connection. Running statements are interrupted (their work fails with
+    /// ``SQLCipherError/Kind/interrupted``); work that has not started fails with
+    /// ``SQLCipherError/Kind/misuse``, as does any later use. The derived key is wiped.
+    public func close() {
+        guard closed.set() else { return }
+        if ReentrancyMarker.isActive(self) {
+            // Called from one of the pool's own closures: waiting for every connection here would wait for the
+            // one this thread holds. The outer call closes the pool when it ends.
+            closeWhenIdle.withLock { $0 = true }
+            return
+        }
+        closeConnections()
+    }
+
+    /// Set by a nested ``close()``: the outermost call on that thread closes the connections when it ends.
+    private let closeWhenIdle = Mutex(false)
+
+    /// Runs `body` as work of this pool on this thread (see ``ReentrancyMarker``); the outermost call performs a
+    /// close requested from inside.
+    private func marked<Result>(_ description: String, _ body: () throws -> Result) throws -> Result {
+        defer {
+            if !ReentrancyMarker.isActive(self), closeWhenIdle.withLock({ $0 }) {
+                closeWhenIdle.withLock { $0 = false }
+                closeConnections()
+            }
+        }
+        return try ReentrancyMarker.run(self, description, path: path, body)
+    }
+
+    private func closeConnections() {
+        // Keep interrupting, from a thread of its own, until the connections are closed (the flag is set when
+        // this function returns): a statement that starts just after one interrupt (the call is a no-op while
+        // nothing runs) is caught by the next.
+        let connectionsClosed = OneWayFlag()
+        let writerInterrupt = self.writerInterrupt
+        let readers = self.readers
+        Thread.detachNewThread {
+            while !connectionsClosed.isSet {
+                writerInterrupt.interrupt()
+                readers.interruptAll()
+                usleep(10_000)
+            }
+        }
+        defer { _ = connectionsClosed.set() }
+        try? exclusively { () throws(SQLCipherError) in
+            writer?.close()
+            writer = nil
+            readers.closeAll()
+            key = Key.wiped
+        }
+    }
+
+    /// The kinds of key the writer and the readers were opened with (for tests).
+    var connectionKeyKinds: (writer: Key.Kind?, readers: [Key.Kind?]) {
+        (writerLock.withLock { writer?.keyKind }, readers.keyKinds)
+    }
+
+    /// Whether ``close()`` was called.
+    public var isClosed: Bool { closed.isSet }
+
+    private func checkOpen() throws(SQLCipherError) {
+        if closed.isSet { throw .api(.misuse, "the pool is closed", path: path) }
+    }
+
+    private func withWriter<Result>(_ body: (Database) throws -> Result) throws -> Result {
+        try checkOpen()
+        writerLock.lock()
+        defer { writerLock.unlock() }
+        try checkOpen()
+        guard let writer else { throw SQLCipherError.api(.misuse, "the pool is closed", path: path) }
+        return try body(writer)
+    }
+
+    /// Runs `body` holding the writer and every reader.
+    private func exclusively(_ body: () throws(SQLCipherError) -> Void) throws(SQLCipherError) {
+        writerLock.lock()
+        defer { writerLock.unlock() }
+        try readers.withAllReadersTyped { () throws(SQLCipherError) in try body() }
+    }
+}

@@ -1,0 +1,256 @@
+import CSQLCipher
+import Glibc
+
+/// A connection to an encrypted SQLCipher database.
+///
+/// Opening keys the connection (through `sqlite3_key_v2`), applies the cipher settings, checks that the engine
+/// is SQLCipher and reads the schema once, so a wrong key fails here, with
+/// ``SQLCipherError/Kind/wrongKeyOrNotADatabase``, not at the first query:
+///
+/// ```swift
+/// let db = try Database(path: "/var/lib/app/data.db", key: .passphrase(passphrase))
+/// try db.execute("CREATE TABLE IF NOT EXISTS note(id INTEGER PRIMARY KEY, body TEXT)")
+/// try db.execute("INSERT INTO note(body) VALUES (?)", ["hello"])
+/// let notes = try db.fetchAll(Note.self, "SELECT * FROM note")
+/// ```
+///
+/// A failed open never leaves a file behind that was not there before, and never writes to one that was.
+/// A connection is not safe to share between concurrent tasks; confine each to one task or thread (only
+/// ``interruptHandle`` may be used from elsewhere).
+public final class Database {
+    /// The path the connection was opened with (`:memory:` for an in-memory database).
+    public let path: String
+    /// The configuration the connection was opened with.
+    public let configuration: Database.Configuration
+
+    /// The open `sqlite3` handle; nil once closed. Read on every step: not checked for exclusive access at run
+    /// time (a connection is confined to one thread at a time, and the checks cost more than the read).
+    @usableFromInline @exclusivity(unchecked)
+    private(set) var handle: OpaquePointer?
+
+    /// Interrupts this connection's running statement from any thread or task.
+    public let interruptHandle: InterruptHandle
+
+    /// The statements ``cachedStatement(_:)`` prepared.
+    var statementCache = StatementCache()
+
+    /// The number of savepoints opened by ``transaction(_:_:)`` and ``savepoint(_:)`` that are still open.
+    var savepointDepth = 0
+
+    /// The kind of key the connection was opened with (nil: unencrypted).
+    let keyKind: Key.Kind?
+
+    /// What the authorizer refuses, and the library's own SQL that passes it (SQLGuard.swift).
+    @usableFromInline let sqlGuard: SQLGuard
+    /// ``SQLGuard/steppingDepth``'s memory, for the inlined ``Statement/step()`` (valid while `sqlGuard` lives).
+    @usableFromInline let steppingCounter: UnsafeMutablePointer<Int>
+
+    /// Set while an `async` job runs on this connection: true once its task is cancelled, so the next statement
+    /// does not start.
+    // Not checked for exclusive access at run time (nor `checksCancellation`): `AsyncJob.perform` sets and clears
+    // it on the thread that runs the job, and only that thread's statements read it, as the connection itself is
+    // confined to one thread at a time.
+    @exclusivity(unchecked)
+    var isCancelled: (() -> Bool)? {
+        didSet { checksCancellation = isCancelled != nil }
+    }
+
+    /// Whether ``isCancelled`` is set: what every step reads (a Bool, not a closure to copy and release).
+    @usableFromInline @exclusivity(unchecked)
+    private(set) var checksCancellation = false
+
+    /// Throws ``SQLCipherError/Kind/interrupted`` when the task running on this connection was cancelled.
+    func checkCancellation() throws(SQLCipherError) {
+        if let isCancelled, isCancelled() {
+            throw .api(.interrupted, "the task was cancelled", path: path)
+        }
+    }
+
+    /// Opens (or creates) the encrypted database at `path` with `key`.
+    ///
+    /// The order is SQLCipher's: open, key, cipher settings, the `cipher_version` check, then a read of the
+    /// schema that fails with a wrong key, and last `PRAGMA cipher_status`, SQLCipher's own word that this
+    /// connection encrypts (see ``cipherStatus(schema:)``).
+    ///
+    /// - Parameters:
+    ///   - path: A file path, or `:memory:` for a private in-memory database.
+    ///   - key: The key. A new database is encrypted with it.
+    ///   - configuration: The open mode, cipher settings and busy timeout.
+    /// - Throws: ``SQLCipherError`` of kind ``SQLCipherError/Kind/wrongKeyOrNotADatabase`` when the key does not
+    ///   open the file, ``SQLCipherError/Kind/cannotOpen`` when the file cannot be opened,
+    ///   ``SQLCipherError/Kind/notSQLCipher`` when the engine is not SQLCipher or does not confirm that the
+    ///   connection encrypts,
+    ///   ``SQLCipherError/Kind/invalidArgument`` for cipher settings out of range.
+    public convenience init(path: String, key: Key, configuration: Database.Configuration = .init())
+        throws(SQLCipherError) {
+        try self.init(path: path, optionalKey: key, configuration: configuration, preflight: true)
+    }
+
+    /// Opens (or creates) the encrypted database at `path` with `key` in `mode`, with SQLCipher 4 settings.
+    public convenience init(path: String, key: Key, mode: OpenMode) throws(SQLCipherError) {
+        try self.init(path: path, optionalKey: key, configuration: .init(mode: mode), preflight: true)
+    }
+
+    /// Opens a database that is *not* encrypted: a plain SQLite file, for example to encrypt it with
+    /// ``export(to:key:cipher:)`` or ``Database/encrypt(path:key:cipher:)``.
+    ///
+    /// The engine is still SQLCipher and is still checked; only this file is plaintext.
+    public convenience init(unencryptedPath path: String, configuration: Database.Configuration = .init())
+        throws(SQLCipherError) {
+        try self.init(path: path, optionalKey: nil, configuration: configuration, preflight: true)
+    }
+
+    /// - Parameter preflight: Whether to read the schema before returning; only ``migrate(path:key:)`` skips
+    ///   it, because its first statement must be `PRAGMA cipher_migrate`.
+    init(path: String, optionalKey key: Key?, configuration: Database.Configuration, preflight: Bool)
+        throws(SQLCipherError) {
+        self.path = path
+        self.configuration = configuration
+        keyKind = key?.kind
+        sqlGuard = SQLGuard(encrypted: key != nil)
+        steppingCounter = sqlGuard.steppingCounter
+        try configuration.cipher.validate()
+        try configuration.cipher.requireRecoverableSalt(for: key)
+        let isFile = path != ":memory:" && !path.isEmpty
+        let existedBefore = isFile && access(path, F_OK) == 0
+        var status = stat()
+        if existedBefore, stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            // SQLite would report a "disk I/O error".
+            throw .api(.cannotOpen, "'\(path)' is a directory, not a database file", path: path)
+        }
+        if isFile && !existedBefore && configuration.mode != .readWriteCreate {
+            throw .api(.cannotOpen, "no such file", path: path)
+        }
+        let inspecting = configuration.leavesFolderAsFound && configuration.mode == .readOnly && existedBefore
+        let flags = inspecting ? Database.inspectionFlags(path: path) : configuration.mode.flags
+        let handle = try Database.openHandle(path: path, flags: flags)
+        self.handle = handle
+        // Before the first read, so that the pre-flight read waits for another connection's lock too.
+        sqlite3_busy_timeout(handle, Int32(clamping: configuration.busyTimeout.milliseconds))
+        interruptHandle = InterruptHandle(handle)
+        do throws(SQLCipherError) {
+            if let key {
+                try applyKey(key, schema: "main")
+            }
+            try installSQLGuard(encrypted: key != nil)
+            try trusted { () throws(SQLCipherError) in
+                if inspecting {
+                    // Before the first read of the file: no statement on this connection may write.
+                    try execute("PRAGMA query_only = ON")
+                }
+                for pragma in configuration.cipher.pragmas(schema: "main") {
+                    try execute(pragma)
+                }
+            }
+            if configuration.verifiesCipherEngine {
+                try Engine.requireSQLCipher(self)
+            }
+            if preflight {
+                try readSchemaOnce()
+                if key != nil && configuration.verifiesCipherEngine {
+                    try requireEncrypting()
+                }
+                // After the key is proven (the pragma reads page 1, where a wrong key would fail with our SQL).
+                if let bytes = configuration.pageCacheSize
+                    ?? (key != nil ? Configuration.defaultEncryptedPageCacheSize : nil) {
+                    // A negative cache_size is a size in KiB.
+                    try execute("PRAGMA main.cache_size = -\(max(1, bytes / 1024))")
+                }
+            }
+        } catch {
+            close()
+            if isFile && !existedBefore {
+                // The open created this file (empty: nothing was written). Leave no trace of a failed open.
+                unlink(path)
+            }
+            throw error
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Reads the schema, which decrypts page 1: this is where a wrong key shows, before any write.
+    private func readSchemaOnce() throws(SQLCipherError) {
+        do {
+            try execute("SELECT count(*) FROM sqlite_schema")
+        } catch where error.kind == .wrongKeyOrNotADatabase || error.kind == .corrupt {
+            // The SQL is ours, not the caller's: leave it out of the error (a truncated file fails here).
+            throw SQLCipherError(kind: error.kind, resultCode: error.resultCode,
+                                 extendedResultCode: error.extendedResultCode, message: error.message, path: path)
+        } catch where error.kind == .sqlite {
+            // This SQL cannot fail by itself: a generic error here is the codec failing to set up with this key
+            // and these settings (for example, a plaintext header without its salt).
+            throw SQLCipherError(kind: .wrongKeyOrNotADatabase, resultCode: error.resultCode,
+                                 extendedResultCode: error.extendedResultCode,
+                                 message: "SQLCipher could not read the first page with this key and these settings "
+                                    + "(\(error.message))", path: path)
+        }
+    }
+
+    /// Closes the connection. Calling it again does nothing; any later use throws
+    /// ``SQLCipherError/Kind/misuse``.
+    public func close() {
+        guard let handle else { return }
+        interruptHandle.invalidate()
+        statementCache.removeAll()
+        // _v2 defers the close until outstanding statements are finalized, so this never fails with BUSY.
+        sqlite3_close_v2(handle)
+        self.handle = nil
+    }
+
+    /// Whether ``close()`` has been called.
+    public var isClosed: Bool { handle == nil }
+
+    /// Sets how long a statement waits for another connection's lock before failing with
+    /// ``SQLCipherError/Kind/busy``; zero fails at once.
+    public func setBusyTimeout(_ timeout: Duration) throws(SQLCipherError) {
+        sqlite3_busy_timeout(try requireOpenHandle(), Int32(clamping: timeout.milliseconds))
+    }
+
+    /// Interrupts the statement running on this connection (see ``InterruptHandle``).
+    public func interrupt() {
+        interruptHandle.interrupt()
+    }
+
+    /// The handle, or a misuse error once the connection is closed.
+    func requireOpenHandle() throws(SQLCipherError) -> OpaquePointer {
+        guard let handle else { throw .api(.misuse, "the connection to '\(path)' is closed", path: path) }
+        return handle
+    }
+
+    private static func openHandle(path: String, flags modeFlags: Int32) throws(SQLCipherError) -> OpaquePointer {
+        var db: OpaquePointer?
+        let flags = modeFlags | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_FULLMUTEX
+        let code = sqlite3_open_v2(path, &db, flags, nil)
+        guard code == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(db)
+            throw SQLCipherError(kind: .cannotOpen, resultCode: code & 0xff, extendedResultCode: code,
+                                 message: message, path: path)
+        }
+        sqlite3_extended_result_codes(db, 1)
+        return db
+    }
+
+    /// The open flags of a read-only inspection of the existing file at `path` that leaves the folder as it
+    /// found it.
+    ///
+    /// A `SQLITE_OPEN_READONLY` connection to a WAL database creates `-wal` and `-shm` when they are missing
+    /// and cannot remove them at close: SQLite removes them only from a connection that can take the
+    /// file's exclusive lock, which needs write access. So when none of the side files exists (no other
+    /// connection has the database open in WAL mode, and there is no crash to recover) and the file and its
+    /// folder are writable, the inspection opens read-write, without `SQLITE_OPEN_CREATE`, and sets
+    /// `PRAGMA query_only` before its first read: no statement can write, and at close SQLite's own protocol
+    /// removes the `-wal` and `-shm` this connection created, unless another connection has opened the
+    /// database meanwhile (then they are that connection's, and its last close removes them). Otherwise the
+    /// files it finds belong to someone else (a writer, or a crash to recover): it opens read-only and
+    /// touches none of them.
+    static func inspectionFlags(path: String) -> Int32 {
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
+        let sideFiles = ["-wal", "-shm", "-journal"].contains { access(path + $0, F_OK) == 0 }
+        guard !sideFiles, access(path, W_OK) == 0, access(folder, W_OK) == 0 else { return SQLITE_OPEN_READONLY }
+        return SQLITE_OPEN_READWRITE
+    }
+}

@@ -1,0 +1,66 @@
+import CSQLCipher
+import Glibc
+
+extension SQLCipherError {
+    /// An error of `kind` that did not come from SQLite.
+    static func api(_ kind: Kind, _ message: String, path: String? = nil) -> SQLCipherError {
+        SQLCipherError(kind: kind, message: message, path: path)
+    }
+
+    /// Classifies a failed SQLite result `code` into the kind a caller can act on.
+    ///
+    /// - Parameters:
+    ///   - connection: The connection that failed, for its extended code and message.
+    ///   - message: A message to use instead of the connection's own.
+    ///   - refusal: The SQL guard's explanation, when it refused the statement (`SQLITE_AUTH`).
+    init(code: Int32, connection: OpaquePointer?, path: String?, sql: String? = nil, message: String? = nil,
+         refusal: String? = nil) {
+        let primary = code & 0xff
+        let extended = connection.map { sqlite3_extended_errcode($0) } ?? code
+        var text = message ?? connection.map { String(cString: sqlite3_errmsg($0)) }
+            ?? String(cString: sqlite3_errstr(code))
+        var sql = sql
+        // A refused function surfaces as SQLITE_ERROR ("not authorized to use function"), a refused action as
+        // SQLITE_AUTH.
+        let refused = primary == SQLITE_AUTH || refusal != nil
+        if refused {
+            // The guard's own explanation says what to use instead. The refused SQL stays out of the error: it
+            // may hold a key (ATTACH … KEY 'secret', PRAGMA key = 'secret').
+            text = refusal ?? text + ": SQLCipherKit's SQL guard refused the statement (see the article "
+                + "\"SQL that SQLCipherKit refuses\")"
+            sql = nil
+        }
+        // Some corruption surfaces as a generic SQLITE_ERROR (sqlcipher_export, integrity checks): the message
+        // tells. Only SQLite's own corruption messages count: "malformed JSON" is a bad argument, not a bad file.
+        let corruption = ["database disk image is malformed", "malformed database schema"]
+        var kind = refused ? .misuse
+            : primary == SQLITE_ERROR && corruption.contains(where: text.contains) ? .corrupt
+            : Self.kind(of: primary)
+        // SQLite reports SQLITE_FULL only for ENOSPC on a short write; a failed write for want of space (disk
+        // full, quota exceeded, file-size limit) otherwise surfaces as a generic I/O error. The errno tells.
+        if primary == SQLITE_IOERR, let connection,
+           [ENOSPC, EDQUOT, EFBIG].contains(sqlite3_system_errno(connection)) {
+            kind = .full
+        }
+        self.init(kind: kind, resultCode: primary,
+                  extendedResultCode: extended & 0xff == primary ? extended : code,
+                  message: text, sql: sql, path: path)
+    }
+
+    private static func kind(of primary: Int32) -> Kind {
+        switch primary {
+        case SQLITE_NOTADB: .wrongKeyOrNotADatabase
+        case SQLITE_CORRUPT: .corrupt
+        case SQLITE_BUSY, SQLITE_LOCKED: .busy
+        case SQLITE_READONLY: .readOnly
+        case SQLITE_CONSTRAINT: .constraint
+        case SQLITE_MISUSE, SQLITE_AUTH: .misuse
+        case SQLITE_CANTOPEN: .cannotOpen
+        case SQLITE_FULL: .full
+        case SQLITE_INTERRUPT: .interrupted
+        case SQLITE_IOERR: .ioError
+        case SQLITE_RANGE: .invalidArgument
+        default: .sqlite
+        }
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+
+/// An error thrown by SQLCipherKit.
+///
+/// Every error has a ``kind`` to act on, SQLite's result codes and message when SQLite produced it, and the
+/// SQL that failed, if any. Match kinds in `catch` clauses:
+///
+/// ```swift
+/// do {
+///     let db = try Database(path: path, key: key)
+/// } catch SQLCipherError.wrongKeyOrNotADatabase {
+///     // ask for the passphrase again
+/// } catch let error as SQLCipherError where error.kind == .busy {
+///     // retry later
+/// }
+/// ```
+///
+/// No error ever carries key material: a key is never part of an error, its description or a log line
+/// (SQL holding a key is never run: keys go through `sqlite3_key_v2`, or are bound as parameters).
+public struct SQLCipherError: Error, Sendable, Equatable {
+    /// What went wrong, in the terms a caller can act on.
+    public enum Kind: String, Sendable, Equatable, CaseIterable {
+        /// The key does not open the database, or the file is not a database at all.
+        ///
+        /// SQLCipher cannot tell these apart: a wrong key decrypts the first page into noise, exactly as a
+        /// file that is no database does. The file is left untouched.
+        case wrongKeyOrNotADatabase
+        /// The SQLite engine linked into this process is not SQLCipher: `PRAGMA cipher_version` returned no
+        /// row. Writing with it would store plaintext, so SQLCipherKit refuses.
+        case notSQLCipher
+        /// The database is damaged, or was tampered with: SQLite's checks or SQLCipher's page HMAC failed.
+        case corrupt
+        /// Another connection holds a lock this one needs; retry later or set a busy timeout.
+        case busy
+        /// The database, or the file, can only be read.
+        case readOnly
+        /// A constraint (UNIQUE, NOT NULL, CHECK, FOREIGN KEY…) rejected the change.
+        case constraint
+        /// The API was used in a way it does not allow (a closed connection, a finalized statement…), or SQL
+        /// asked for something SQLCipherKit refuses: a key pragma (`PRAGMA key`, `rekey`…: keys go through
+        /// ``Key``), or `PRAGMA temp_store = FILE` on an encrypted connection (temporary files are not encrypted).
+        case misuse
+        /// The key material is unusable (wrong length, empty passphrase…).
+        case invalidKey
+        /// An argument or option is out of its range (a page size that is no power of two…).
+        case invalidArgument
+        /// A stored value does not convert to the requested Swift type (NULL for a non-optional, text for
+        /// an integer…).
+        case typeMismatch
+        /// The file could not be opened at all (missing folder, permissions, a missing file without create).
+        case cannotOpen
+        /// The disk, or a file-size limit, is full.
+        case full
+        /// The operation was interrupted (``Database/interrupt()``).
+        case interrupted
+        /// The operating system reported an I/O error.
+        case ioError
+        /// Any other SQLite error; ``SQLCipherError/resultCode`` says which.
+        case sqlite
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+    /// SQLite's primary result code (`SQLITE_NOTADB`…), or 0 when the error did not come from SQLite.
+    public let resultCode: Int32
+    /// SQLite's extended result code, or 0 when the error did not come from SQLite.
+    public let extendedResultCode: Int32
+    /// What happened, in SQLite's words or SQLCipherKit's.
+    public let message: String
+    /// The SQL that failed, when there was one.
+    public let sql: String?
+    /// The database file concerned, when known.
+    public let path: String?
+
+    /// Creates an error.
+    public init(kind: Kind, resultCode: Int32 = 0, extendedResultCode: Int32 = 0, message: String,
+                sql: String? = nil, path: String? = nil) {
+        self.kind = kind
+        self.resultCode = resultCode
+        self.extendedResultCode = extendedResultCode
+        self.message = message
+        self.sql = sql
+        self.path = path
+    }
+}
+
+extension SQLCipherError.Kind {
+    /// Matches errors of this kind: `catch SQLCipherError.busy`.
+    public static func ~= (kind: Self, error: SQLCipherError) -> Bool {
+        error.kind == kind
+    }
+
+    /// Matches ``SQLCipherError`` values of this kind among any errors: `catch SQLCipherError.busy`.
+    public static func ~= (kind: Self, error: any Error) -> Bool {
+        (error as? SQLCipherError)?.kind == kind
+    }
+}
+
+// Enum cases cannot serve as `catch` patterns for another type, so each kind also has a constant here:
+// `catch SQLCipherError.busy` is an expression pattern, matched by `Kind ~= SQLCipherError`.
+extension SQLCipherError {
+    /// Matches errors of kind ``Kind/wrongKeyOrNotADatabase`` in a `catch` clause: `catch SQLCipherError.wrongKeyOrNotADatabase`.
+    public static let wrongKeyOrNotADatabase = Kind.wrongKeyOrNotADatabase
+    /// Matches errors of kind ``Kind/notSQLCipher`` in a `catch` clause: `catch SQLCipherError.notSQLCipher`.
+    public static let notSQLCipher = Kind.notSQLCipher
+    /// Matches errors of kind ``Kind/corrupt`` in a `catch` clause: `catch SQLCipherError.corrupt`.
+    public static let corrupt = Kind.corrupt
+    /// Matches errors of kind ``Kind/busy`` in a `catch` clause: `catch SQLCipherError.busy`.
+    public static let busy = Kind.busy
+    /// Matches errors of kind ``Kind/readOnly`` in a `catch` clause: `catch SQLCipherError.readOnly`.
+    public static let readOnly = Kind.readOnly
+    /// Matches errors of kind ``Kind/constraint`` in a `catch` clause: `catch SQLCipherError.constraint`.
+    public static let constraint = Kind.constraint
+    /// Matches errors of kind ``Kind/misuse`` in a `catch` clause: `catch SQLCipherError.misuse`.
+    public static let misuse = Kind.misuse
+    /// Matches errors of kind ``Kind/invalidKey`` in a `catch` clause: `catch SQLCipherError.invalidKey`.
+    public static let invalidKey = Kind.invalidKey
+    /// Matches errors of kind ``Kind/invalidArgument`` in a `catch` clause: `catch SQLCipherError.invalidArgument`.
+    public static let invalidArgument = Kind.invalidArgument
+    /// Matches errors of kind ``Kind/typeMismatch`` in a `catch` clause: `catch SQLCipherError.typeMismatch`.
+    public static let typeMismatch = Kind.typeMismatch
+    /// Matches errors of kind ``Kind/cannotOpen`` in a `catch` clause: `catch SQLCipherError.cannotOpen`.
+    public static let cannotOpen = Kind.cannotOpen
+    /// Matches errors of kind ``Kind/full`` in a `catch` clause: `catch SQLCipherError.full`.
+    public static let full = Kind.full
+    /// Matches errors of kind ``Kind/interrupted`` in a `catch` clause: `catch SQLCipherError.interrupted`.
+    public static let interrupted = Kind.interrupted
+    /// Matches errors of kind ``Kind/ioError`` in a `catch` clause: `catch SQLCipherError.ioError`.
+    public static let ioError = Kind.ioError
+    /// Matches errors of kind ``Kind/sqlite`` in a `catch` clause: `catch SQLCipherError.sqlite`.
+    public static let sqlite = Kind.sqlite
+}
+
+extension SQLCipherError: CustomStringConvertible {
+    /// What went wrong and what to do, then the details: `… (SQLite 26/26: file is not a database) in: SQL`.
+    public var description: String {
+        var text = advice
+        if resultCode != 0 {
+            text += " (SQLite \(resultCode)/\(extendedResultCode): \(message))"
+        } else if !message.isEmpty {
+            text += " (\(message))"
+        }
+        if let sql { text += " in: \(sql)" }
+        return text
+    }
+
+    /// One sentence per kind: what went wrong and what to do about it.
+    private var advice: String {
+        let file = path.map { "'\($0)'" } ?? "the database"
+        switch kind {
+        case .wrongKeyOrNotADatabase:
+            return "The key does not open \(file), or it is not a database: check the key and its kind "
+                + "(passphrase or raw), the cipher settings, and the file. The file was not changed."
+        case .notSQLCipher:
+            return "The SQLite engine in this process is not SQLCipher, so nothing would be encrypted: "
+                + "link SQLCipherKit's own engine ahead of any system SQLite."
+        case .corrupt:
+            return "\(file) is corrupt or has been tampered with: restore it from a backup."
+        case .busy:
+            return "\(file) is locked by another connection: retry, or set a busy timeout."
+        case .readOnly:
+            return "\(file) can only be read: open it read-write, or check the file's permissions."
+        case .constraint:
+            return "A constraint rejected the change: fix the data or the statement."
+        case .misuse:
+            return "SQLCipherKit was used in a way it does not allow: fix the calling code."
+        case .invalidKey:
+            return "The key is invalid: pass the key material in the documented form."
+        case .invalidArgument:
+            return "An argument is out of range: pass a value the documentation allows."
+        case .typeMismatch:
+            return "A stored value does not convert to the requested type: read it as an optional or another type."
+        case .cannotOpen:
+            return "Cannot open \(file): check that the folder exists and is accessible, "
+                + "and that the file exists when opening without create."
+        case .full:
+            return "There is no space left for \(file): free disk space or raise the file-size limit."
+        case .interrupted:
+            return "The operation was interrupted; nothing of it was committed."
+        case .ioError:
+            return "The operating system failed to read or write \(file): check the disk and the file system."
+        case .sqlite:
+            return "SQLite reported an error."
+        }
+    }
+}
+
+extension SQLCipherError: LocalizedError {
+    /// The same text as ``description``: what went wrong and what to do.
+    public var errorDescription: String? { description }
+}

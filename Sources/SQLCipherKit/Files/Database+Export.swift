@@ -1,0 +1,76 @@
+import CSQLCipher
+import Glibc
+
+extension Database {
+    /// Copies the whole database into a new file at `targetPath`, encrypted with `key` and `cipher`, or
+    /// plaintext when `key` is nil, with `sqlcipher_export`.
+    ///
+    /// The target's key reaches SQLCipher through `sqlite3_key_v2` on the attached schema, never in SQL text.
+    /// The copy is written to a temporary file in the target's folder, synced, and renamed into place only when
+    /// complete: `targetPath` never holds half a database.
+    ///
+    /// - Parameters:
+    ///   - replacing: Whether an existing file at `targetPath` may be replaced (atomically, once the copy is
+    ///     complete). Default: false.
+    ///   - progress: Called now and then with the fraction of the copy written so far (0...1).
+    /// - Throws: ``SQLCipherError/Kind/invalidArgument`` when `targetPath` exists and `replacing` is false;
+    ///   any error of the copy (nothing is left behind then).
+    public func export(to targetPath: String, key: Key?, cipher: CipherSettings = CipherSettings(),
+                       replacing: Bool = false, progress: ((Double) -> Void)? = nil) throws(SQLCipherError) {
+        guard replacing || access(targetPath, F_OK) != 0 else {
+            throw .api(.invalidArgument, "'\(targetPath)' already exists: export writes a new file", path: targetPath)
+        }
+        let temporary = try writeExport(near: targetPath, key: key, cipher: cipher, progress: progress)
+        try FileReplacement.move(temporary, to: targetPath, replacing: replacing)
+    }
+
+    /// Exports into a new temporary file beside `targetPath`, synced to disk; returns its path. On failure
+    /// nothing is left.
+    func writeExport(near targetPath: String, key: Key?, cipher: CipherSettings,
+                     progress: ((Double) -> Void)? = nil) throws(SQLCipherError) -> String {
+        try cipher.validate()
+        try cipher.requireRecoverableSalt(for: key)
+        let temporary = FileReplacement.temporaryPath(near: targetPath)
+        // The copy is about as large as the source: its growing size measures the progress.
+        let expectedBytes = Double(max(1, try pageCount() * pageSize()))
+        let report = progress.map { report in
+            { () -> Bool in
+                var status = stat()
+                if stat(temporary, &status) == 0 { report(min(1, Double(status.st_size) / expectedBytes)) }
+                return false
+            }
+        } ?? { false }
+        let schema = "sqlcipherkit_export"
+        do throws(SQLCipherError) {
+            // The library's own ATTACH, cipher pragmas and sqlcipher_export: past the SQL guard.
+            try trusted { () throws(SQLCipherError) in
+                // KEY '' attaches the new, empty file without a codec; sqlite3_key_v2 then keys it (if encrypted).
+                try execute("ATTACH DATABASE ?1 AS \(schema.quotedIdentifier) KEY ''", [temporary])
+                do throws(SQLCipherError) {
+                    if let key { try applyKey(key, schema: schema) }
+                    for pragma in cipher.pragmas(schema: schema) where !pragma.contains("cipher_memory_security") {
+                        try execute(pragma)
+                    }
+                    try withProgressHandler(every: 100_000, report) { () throws(SQLCipherError) in
+                        try execute("SELECT sqlcipher_export(?1)", [schema])
+                    }
+                    progress?(1)
+                    // sqlcipher_export copies schema and rows, not these header fields: apps rely on them.
+                    for field in ["user_version", "application_id"] {
+                        let value = try integerPragma("main.\(field)")
+                        try execute("PRAGMA \(schema.quotedIdentifier).\(field) = \(value)")
+                    }
+                    try execute("DETACH DATABASE \(schema.quotedIdentifier)")
+                } catch {
+                    try? execute("DETACH DATABASE \(schema.quotedIdentifier)")
+                    throw error
+                }
+            }
+            try FileReplacement.sync(temporary)
+            return temporary
+        } catch {
+            FileReplacement.remove(temporary)
+            throw error
+        }
+    }
+}

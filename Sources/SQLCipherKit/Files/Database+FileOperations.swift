@@ -1,0 +1,96 @@
+import Glibc
+
+/// Operations on a whole database file, in place. Each writes the new file beside the old one, syncs it and
+/// renames it over the old one only when complete: on any failure the original file is untouched and no
+/// temporary file remains. Close every other connection to the file first.
+extension Database {
+    /// Encrypts the plaintext SQLite database at `path` in place with `key` (and `cipher`).
+    ///
+    /// - Throws: ``SQLCipherError/Kind/wrongKeyOrNotADatabase`` when the file is not a plaintext database
+    ///   (for example, already encrypted); ``SQLCipherError/Kind/busy`` when another connection still has it
+    ///   open in WAL mode.
+    public static func encrypt(path: String, key: Key, cipher: CipherSettings = CipherSettings(),
+                               progress: ((Double) -> Void)? = nil) throws(SQLCipherError) {
+        let source = try Database(unencryptedPath: path, configuration: .init(mode: .readWrite))
+        try replaceInPlace(source, key: key, cipher: cipher, progress: progress)
+    }
+
+    /// Decrypts the database at `path` in place into a plaintext SQLite database.
+    ///
+    /// - Parameters:
+    ///   - path: The database file.
+    ///   - key: The database's key.
+    ///   - cipher: The settings the database was written with (SQLCipher 4 defaults when empty).
+    ///   - progress: Called now and then with the fraction written so far (0...1).
+    public static func decrypt(path: String, key: Key, cipher: CipherSettings = CipherSettings(),
+                               progress: ((Double) -> Void)? = nil) throws(SQLCipherError) {
+        let source = try Database(path: path, key: key, configuration: .init(mode: .readWrite, cipher: cipher))
+        try replaceInPlace(source, key: nil, cipher: CipherSettings(), progress: progress)
+    }
+
+    private static func replaceInPlace(_ source: Database, key: Key?, cipher: CipherSettings,
+                                       progress: ((Double) -> Void)?) throws(SQLCipherError) {
+        let path = source.path
+        let temporary: String
+        do throws(SQLCipherError) {
+            // Fold a write-ahead log into the file first, so the export sees every committed change.
+            try source.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            temporary = try source.writeExport(near: path, key: key, cipher: cipher, progress: progress)
+        } catch {
+            source.close()
+            throw error
+        }
+        source.close()
+        // SQLite removes a WAL database's -wal and -shm when its last connection closes, and a rollback journal
+        // at commit. Any of them still here belongs to another connection (or a crash): replacing the file under
+        // it would lose what it writes next.
+        for suffix in ["-wal", "-shm", "-journal"] where access(path + suffix, F_OK) == 0 {
+            FileReplacement.remove(temporary)
+            throw .api(.busy, "another connection still has the database open (\(path + suffix) exists): close it "
+                + "first; after a crash, open and close the database once to recover", path: path)
+        }
+        try FileReplacement.move(temporary, to: path)
+    }
+
+    /// Upgrades a SQLCipher 1, 2 or 3 database at `path` to SQLCipher 4's format in place, with
+    /// `PRAGMA cipher_migrate`, and checks the result by reopening it with SQLCipher 4 settings.
+    ///
+    /// - Throws: ``SQLCipherError/Kind/wrongKeyOrNotADatabase`` when no SQLCipher version opens it with `key`.
+    public static func migrate(path: String, key: Key) throws(SQLCipherError) {
+        let database = try Database(path: path, optionalKey: key, configuration: .init(mode: .readWrite),
+                                    preflight: false)
+        let result = try database.trusted { () throws(SQLCipherError) in
+            try database.textValue("PRAGMA cipher_migrate")
+        }
+        database.close()
+        guard result == "0" else {
+            throw .api(.wrongKeyOrNotADatabase, "cipher_migrate found no SQLCipher version that opens the file "
+                + "with this key (result \(result ?? "none"))", path: path)
+        }
+        _ = try Database(path: path, key: key, mode: .readOnly)
+    }
+
+    /// Moves the database at `path` to a 32-byte plaintext header in place, as SQLCipher's documentation
+    /// describes: read the salt, set the header size, force a write of the first page. Returns the salt,
+    /// which is no longer stored in the file: keep it, and open with
+    /// `CipherSettings(plaintextHeaderSize: 32, salt: salt)` (or a ``Key/rawKey(_:salt:)`` key).
+    ///
+    /// Afterwards the file's first 16 bytes read `SQLite format 3\0`, which some platforms require.
+    @discardableResult
+    public static func migrateToPlaintextHeader(path: String, key: Key, headerSize: Int = 32)
+        throws(SQLCipherError) -> [UInt8] {
+        let database = try Database(path: path, key: key, configuration: .init(mode: .readWrite))
+        defer { database.close() }
+        let salt = try database.cipherSalt()
+        try CipherSettings(plaintextHeaderSize: headerSize).validate()
+        try database.trusted { () throws(SQLCipherError) in
+            try database.execute("PRAGMA cipher_plaintext_header_size = \(headerSize)")
+        }
+        // Rewriting user_version dirties page 1, so it is written again with the plaintext header.
+        try database.setUserVersion(Int32(clamping: try database.userVersion()))
+        if try database.journalMode() == .wal {
+            try database.execute("PRAGMA wal_checkpoint(FULL)")
+        }
+        return salt
+    }
+}

@@ -1,0 +1,56 @@
+import CSQLCipher
+
+extension Database {
+    /// Hands the key to SQLCipher for `schema` through `sqlite3_key_v2`: the key never appears in SQL text.
+    func applyKey(_ key: Key, schema: String) throws(SQLCipherError) {
+        let db = try requireOpenHandle()
+        let code = key.material.withUnsafeBytes { bytes in
+            sqlite3_key_v2(db, schema, bytes.baseAddress, Int32(bytes.count))
+        }
+        guard code == SQLITE_OK else {
+            throw SQLCipherError(code: code, connection: db, path: path)
+        }
+    }
+
+    /// Re-encrypts the database with `newKey`, of any kind (passphrase ↔ raw), through `sqlite3_rekey_v2`.
+    ///
+    /// Every page is rewritten in one transaction. SQLCipher's rekey reports no failure of its own (when it
+    /// cannot lock the database it rolls back and returns success), so the result is checked: a fresh connection
+    /// must open the file with `newKey` and read every page (through the write-ahead log, where the new pages
+    /// may still be). When it cannot, the file still holds the
+    /// old key and this connection, whose write key would now be wrong, is closed: the call throws
+    /// ``SQLCipherError/Kind/busy`` and nothing was changed; reopen with the old key. To remove encryption, use
+    /// ``export(to:key:cipher:replacing:progress:)`` with no key or ``Database/decrypt(path:key:cipher:progress:)``.
+    public func rekey(to newKey: Key) throws(SQLCipherError) {
+        let db = try requireOpenHandle()
+        guard !isInTransaction else {
+            throw .api(.misuse, "rekey cannot run inside a transaction", path: path)
+        }
+        let code = newKey.material.withUnsafeBytes { bytes in
+            sqlite3_rekey_v2(db, "main", bytes.baseAddress, Int32(bytes.count))
+        }
+        guard code == SQLITE_OK else {
+            throw SQLCipherError(code: code, connection: db, path: path)
+        }
+        guard path != ":memory:", !path.isEmpty else { return }
+        do throws(SQLCipherError) {
+            var check = configuration
+            check.mode = .readOnly
+            let verifier = try Database(path: path, key: newKey, configuration: check)
+            defer { verifier.close() }
+            // quick_check reads every page through the pager, so each one is decrypted and authenticated with
+            // the new key (cipher_integrity_check would read the main file only, not the log).
+            guard try verifier.textValue("PRAGMA quick_check") == "ok" else {
+                throw SQLCipherError.api(.corrupt, "pages do not read back under the new key")
+            }
+            // In WAL mode the new pages are still in the log and the main file holds old-key pages; move them
+            // in now, so the file is under one key (a failure here only leaves that to a later checkpoint).
+            if try journalMode() == .wal { try? execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        } catch {
+            close()
+            throw .api(.busy, "the rekey did not take effect (another connection held a lock, or it was interrupted): "
+                + "the file keeps its old key; this connection was closed, reopen it with the old key and retry "
+                + "(\(error.message))", path: path)
+        }
+    }
+}

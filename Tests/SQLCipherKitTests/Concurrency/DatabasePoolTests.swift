@@ -1,0 +1,252 @@
+import Foundation
+import ProcessTestSupport
+import Testing
+@testable import SQLCipherKit
+
+@Suite("DatabasePool", .timeLimit(.minutes(5)))
+struct DatabasePoolTests {
+    static let compatibilities = [4, 3]
+
+    private func configuration(compatibility: Int, readers: Int = 3) -> DatabasePool.Configuration {
+        DatabasePool.Configuration(readerCount: readers,
+                                   database: .init(cipher: CipherSettings(compatibility: compatibility)))
+    }
+
+    @Test("a database created by a pool (key derived once) opens with the passphrase, and vice versa",
+          arguments: compatibilities)
+    func keyDerivedOnceMatchesPassphrase(compatibility: Int) throws {
+        let folder = try TemporaryDirectory()
+        let key = try Key.passphrase("pool passphrase \(compatibility)")
+        let cipher = CipherSettings(compatibility: compatibility)
+        let marker = "pool-marker-\(UUID().uuidString)"
+
+        // Pool first (new database: the writer makes the salt), then a plain passphrase connection.
+        let fromPool = folder.file("from-pool.db")
+        let pool = try DatabasePool(path: fromPool, key: key, configuration: configuration(compatibility: compatibility))
+        try pool.write { db in
+            try db.execute("CREATE TABLE t(v TEXT)")
+            try db.execute("INSERT INTO t VALUES (?)", [marker])
+        }
+        #expect(try pool.read { try $0.scalar(String.self, "SELECT v FROM t") } == marker)
+        // The key was derived once: the readers were keyed with the derived raw key, not the passphrase (only
+        // the writer of a new database uses the passphrase, to create the salt).
+        #expect(pool.connectionKeyKinds.readers.allSatisfy { $0 == .rawKeyWithSalt })
+        #expect(pool.connectionKeyKinds.writer == .passphrase)
+        pool.close()
+        let direct = try Database(path: fromPool, key: key, configuration: .init(cipher: cipher))
+        #expect(try direct.scalar(String.self, "SELECT v FROM t") == marker)
+        #expect(try direct.journalMode() == .wal)
+        direct.close()
+        #expect(try !data(contents(of: fromPool), contains: marker))
+
+        // A passphrase connection first, then a pool over the existing file (salt read from the file).
+        let fromDirect = folder.file("from-direct.db")
+        let writer = try Database(path: fromDirect, key: key, configuration: .init(cipher: cipher))
+        try writer.execute("CREATE TABLE t(v TEXT)")
+        try writer.execute("INSERT INTO t VALUES ('written directly')")
+        writer.close()
+        let second = try DatabasePool(path: fromDirect, key: key, configuration: configuration(compatibility: compatibility))
+        #expect(try second.read { try $0.scalar(String.self, "SELECT v FROM t") } == "written directly")
+        #expect(second.connectionKeyKinds.writer == .rawKeyWithSalt, "an existing file: every connection uses the derived key")
+        #expect(second.connectionKeyKinds.readers == [Key.Kind?](repeating: .rawKeyWithSalt, count: 3))
+        try second.write { try $0.execute("INSERT INTO t VALUES ('through the pool')") }
+        second.close()
+        let check = try Database(path: fromDirect, key: key, configuration: .init(cipher: cipher))
+        #expect(try check.scalar(Int.self, "SELECT count(*) FROM t") == 2)
+
+        // The derived key is exactly what SQLCipher derives: it opens the file on its own.
+        let salt = Array(try contents(of: fromDirect).prefix(16))
+        let derived = try KeyDerivation.rawKey(from: key, salt: salt, settings: cipher)
+        #expect(derived.kind == .rawKeyWithSalt)
+        #expect(try Database(path: fromDirect, key: derived, configuration: .init(cipher: cipher))
+            .scalar(Int.self, "SELECT count(*) FROM t") == 2)
+    }
+
+    @Test("a wrong passphrase fails the pool at open, and leaves the file unchanged")
+    func wrongKey() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("p.db")
+        try Database(path: path, key: .passphrase("right")).execute("CREATE TABLE t(a)")
+        let before = try contents(of: path)
+        #expect(thrownError { try DatabasePool(path: path, key: .passphrase("wrong")) }?.kind == .wrongKeyOrNotADatabase)
+        #expect(try contents(of: path) == before)
+    }
+
+    @Test("rekey through the pool, then reopen with the new key")
+    func rekeyThroughPool() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("rekey.db")
+        let pool = try DatabasePool(path: path, key: .passphrase("before"))
+        try pool.write { db in try db.execute("CREATE TABLE t(a); INSERT INTO t VALUES (1)") }
+        try pool.rekey(to: .passphrase("after"))
+        #expect(try pool.read { try $0.scalar(Int.self, "SELECT a FROM t") } == 1, "readers use the new key")
+        try pool.write { try $0.execute("INSERT INTO t VALUES (2)") }
+        pool.close()
+        #expect(thrownError { try Database(path: path, key: .passphrase("before")) }?.kind == .wrongKeyOrNotADatabase)
+        #expect(try Database(path: path, key: .passphrase("after")).scalar(Int.self, "SELECT sum(a) FROM t") == 3)
+        let raw = try Key.rawKey([UInt8](repeating: 7, count: 32))
+        let again = try DatabasePool(path: path, key: .passphrase("after"))
+        try again.rekey(to: raw)
+        again.close()
+        #expect(try Database(path: path, key: raw).scalar(Int.self, "SELECT count(*) FROM t") == 2)
+    }
+
+    @Test("4 writer tasks and 8 reader tasks: every acknowledged write is there, no busy error, no partial transaction")
+    func concurrentWritersAndReaders() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("stress.db")
+        let pool = try DatabasePool(path: path, key: .rawKey([UInt8](repeating: 1, count: 32)),
+                                    configuration: .init(readerCount: 4))
+        try await pool.write { db in try db.execute("CREATE TABLE t(batch INTEGER, amount INTEGER)") }
+        // A fixed amount of work rather than a deadline: on a busy machine the tasks may start late, and each
+        // writer still commits its batches while the readers keep reading until the last writer is done.
+        let batchesPerWriter = 60
+        let acknowledged = Shared<[Int]>([])
+        let writersDone = Shared(0)
+
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<4 {
+                group.addTask {
+                    defer { writersDone.update { $0 += 1 } }
+                    for batch in 0..<batchesPerWriter {
+                        let id = writer * 1_000_000 + batch
+                        // Each transaction inserts a pair summing to zero: a reader seeing one row of a pair
+                        // would see a partial transaction.
+                        try await pool.write { db in
+                            try db.execute("INSERT INTO t VALUES (?, 5)", [id])
+                            try db.execute("INSERT INTO t VALUES (?, -5)", [id])
+                        }
+                        acknowledged.update { $0.append(id) }
+                    }
+                }
+            }
+            for _ in 0..<8 {
+                group.addTask {
+                    var lastCount = 0
+                    var reads = 0
+                    while writersDone.get() < 4 || reads == 0 {
+                        let (count, sum, odd) = try await pool.read { db in
+                            (try db.scalar(Int.self, "SELECT count(*) FROM t") ?? 0,
+                             try db.scalar(Int.self, "SELECT coalesce(sum(amount), 0) FROM t") ?? 0,
+                             try db.scalar(Int.self, "SELECT count(*) FROM (SELECT batch FROM t GROUP BY batch HAVING count(*) != 2)") ?? 0)
+                        }
+                        #expect(count % 2 == 0 && sum == 0 && odd == 0, "a reader saw a partial transaction")
+                        #expect(count >= lastCount, "a reader went back in time")
+                        lastCount = count
+                        reads += 1
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let ids = acknowledged.get()
+        #expect(ids.count == 4 * batchesPerWriter)
+        let stored = try await pool.read { db in
+            try Set(db.fetchAll("SELECT DISTINCT batch FROM t").map { try $0.get(0, as: Int.self) })
+        }
+        #expect(stored == Set(ids), "acknowledged writes are missing")
+        pool.close()
+    }
+
+    @Test("cancelling an async read interrupts it")
+    func cancelRead() async throws {
+        let folder = try TemporaryDirectory()
+        let pool = try DatabasePool(path: folder.file("cancel.db"), key: .rawKey([UInt8](repeating: 2, count: 32)))
+        let endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
+        let task = Task { try await pool.read { try $0.scalar(Int.self, endless) } }
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        let result = await task.result
+        guard case .failure(let error) = result else {
+            Issue.record("an endless read finished")
+            return
+        }
+        #expect((error as? SQLCipherError)?.kind == .interrupted, "\(error)")
+        #expect(try await pool.read { try $0.scalar(Int.self, "SELECT 1") } == 1, "the pool still works")
+
+        // Cancelled between statements (many short ones, where an interrupt has nothing to stop).
+        let manyShort = Task {
+            try await pool.read { db in
+                for _ in 0..<100_000_000 { _ = try db.scalar(Int.self, "SELECT 1") }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        manyShort.cancel()
+        let shortResult = await manyShort.result
+        #expect((shortResult.error as? SQLCipherError)?.kind == .interrupted, "a loop of short statements ran on")
+
+        // Cancelled before it starts: the work never runs.
+        let ran = Shared(false)
+        let early = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await pool.read { _ in ran.update { $0 = true } }
+        }
+        let earlyResult = await early.result
+        #expect(throws: (any Error).self) { try earlyResult.get() }
+        #expect(!ran.get())
+        pool.close()
+    }
+
+    @Test("closing a pool with work in flight fails that work cleanly, and later work too")
+    func closeWithWorkInFlight() async throws {
+        let folder = try TemporaryDirectory()
+        let pool = try DatabasePool(path: folder.file("close.db"), key: .rawKey([UInt8](repeating: 3, count: 32)))
+        let endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
+        let reading = Task { try await pool.read { try $0.scalar(Int.self, endless) } }
+        let writing = Task { try await pool.write { try $0.execute("CREATE TABLE t AS \(endless)") } }
+        try await Task.sleep(for: .milliseconds(300))
+        pool.close()
+        for result in [await reading.result.map { _ in () }, await writing.result] {
+            guard case .failure(let error) = result else {
+                Issue.record("endless work finished")
+                continue
+            }
+            let kind = (error as? SQLCipherError)?.kind
+            #expect(kind == .interrupted || kind == .misuse, "\(error)")
+        }
+        #expect(pool.isClosed)
+        let closedRead = await outcome { try await pool.read { _ in 1 } }
+        #expect((closedRead.error as? SQLCipherError)?.kind == .misuse)
+        await #expect(throws: SQLCipherError.self) { try await pool.write { _ in 1 } }
+        // Nothing was committed by the interrupted write, and the file is sound.
+        let check = try Database(path: folder.file("close.db"), key: .rawKey([UInt8](repeating: 3, count: 32)))
+        #expect(try check.scalar(Int.self, "SELECT count(*) FROM sqlite_schema WHERE name = 't'") == 0)
+        #expect(try check.integrityCheck().isEmpty)
+    }
+
+    @Test("a barrier write runs while no read runs")
+    func barrier() async throws {
+        let folder = try TemporaryDirectory()
+        let pool = try DatabasePool(path: folder.file("barrier.db"), key: .rawKey([UInt8](repeating: 4, count: 32)),
+                                    configuration: .init(readerCount: 2))
+        try await pool.write { try $0.execute("CREATE TABLE t(a)") }
+        let activeReads = Shared(0)
+        let overlap = Shared(false)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    for _ in 0..<20 {
+                        try await pool.read { _ in
+                            activeReads.update { $0 += 1 }
+                            usleep(2000)
+                            activeReads.update { $0 -= 1 }
+                        }
+                    }
+                }
+            }
+            group.addTask {
+                for _ in 0..<5 {
+                    try pool.barrierWrite { db in
+                        if activeReads.get() != 0 { overlap.update { $0 = true } }
+                        try db.execute("INSERT INTO t VALUES (1)")
+                    }
+                    usleep(5000)
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(!overlap.get(), "a read ran during a barrier write")
+        #expect(try await pool.read { try $0.scalar(Int.self, "SELECT count(*) FROM t") } == 5)
+        pool.close()
+    }
+}
