@@ -28,6 +28,10 @@ public struct RawCFunctions: Sendable {
                                                     UnsafeMutablePointer<Int64>?, UnsafeMutablePointer<Double>?,
                                                     UnsafeMutablePointer<Int64>?) -> Int32
 
+    /// `cache_misses(db)`: the pages read from the file since the last call (nil: not offered by this engine's
+    /// table).
+    public typealias CacheMisses = @convention(c) (OpaquePointer?) -> Int64
+
     let open: Open
     let close: Close
     let exec: Exec
@@ -37,10 +41,12 @@ public struct RawCFunctions: Sendable {
     let scan: Scan
     let pointSelects: PointSelects
     let singleTransactions: Insert
+    let cacheMisses: CacheMisses?
 
     /// The table of one engine's functions.
     public init(open: Open, close: Close, exec: Exec, errorMessage: ErrorMessage, queryText: QueryText,
-                bulkInsert: Insert, scan: Scan, pointSelects: PointSelects, singleTransactions: Insert) {
+                bulkInsert: Insert, scan: Scan, pointSelects: PointSelects, singleTransactions: Insert,
+                cacheMisses: CacheMisses? = nil) {
         self.open = open
         self.close = close
         self.exec = exec
@@ -50,6 +56,7 @@ public struct RawCFunctions: Sendable {
         self.scan = scan
         self.pointSelects = pointSelects
         self.singleTransactions = singleTransactions
+        self.cacheMisses = cacheMisses
     }
 }
 
@@ -78,6 +85,12 @@ public final class RawConnection {
             let message = functions.errorMessage(handle).map { String(cString: $0) } ?? "?"
             throw BenchmarkFailure("C \(what) failed with code \(code): \(message)")
         }
+    }
+
+    /// The pages the connection read from its file (page-cache misses) since the last call, which resets the
+    /// count; nil when the engine's table does not offer it.
+    public func pagesRead() -> Int? {
+        functions.cacheMisses.map { Int($0(handle)) }
     }
 
     /// Runs SQL, discarding rows.
@@ -118,23 +131,29 @@ public final class RawConnection {
         return elapsed
     }
 
-    /// Workload 2, measured; checks the sum.
-    public func scan(_ rows: Rows) throws -> Duration {
+    /// Runs `body`, timed by ``SideBySide/time(_:)`` (and counted by callgrind) only when `timed`.
+    private func measure(_ timed: Bool, _ body: () -> Void) -> Duration {
+        guard timed else { body(); return .zero }
+        return SideBySide.time(body)
+    }
+
+    /// Workload 2, measured (`timed`: false for an untimed run, uncounted by the profiles); checks the sum.
+    public func scan(_ rows: Rows, timed: Bool = true) throws -> Duration {
         var sum = 0.0
         var code: Int32 = 0
-        let elapsed = SideBySide.time { code = functions.scan(handle, WorkloadSQL.scan, &sum) }
+        let elapsed = measure(timed) { code = functions.scan(handle, WorkloadSQL.scan, &sum) }
         try check(code, "scan")
         try Checks.scanSum(sum, rows)
         return elapsed
     }
 
-    /// Workload 3, measured; checks what was read.
-    public func pointSelects(_ rows: Rows) throws -> Duration {
+    /// Workload 3, measured (`timed`: as for ``scan(_:timed:)``); checks what was read.
+    public func pointSelects(_ rows: Rows, timed: Bool = true) throws -> Duration {
         var found: Int64 = 0, textBytes: Int64 = 0, blobBytes: Int64 = 0, firstBytes: Int64 = 0
         var realSum = 0.0
         var code: Int32 = 0
         let elapsed = rows.selectIDs.withUnsafeBufferPointer { ids in
-            SideBySide.time {
+            measure(timed) {
                 code = functions.pointSelects(handle, WorkloadSQL.pointSelect, ids.baseAddress, Int64(ids.count),
                                               &found, &textBytes, &blobBytes, &realSum, &firstBytes)
             }

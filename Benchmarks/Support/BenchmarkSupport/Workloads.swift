@@ -142,4 +142,13 @@ public enum EngineFacts {
         // Every benchmark process of a target proves the same facts: the last one's copy is kept.
         try? Data((line + "\n").utf8).write(to: url)
     }
+
+    /// Records a count the report computes with (not a fact it lists) under `name`, e.g. the pages a workload
+    /// decrypts: "<name>.count" in `BENCHMARK_FACTS_DIR`.
+    public static func recordCount(_ name: String, _ value: Int) {
+        FileHandle.standardError.write(Data("[count] \(name): \(value)\n".utf8))
+        guard let folder = ProcessInfo.processInfo.environment["BENCHMARK_FACTS_DIR"] else { return }
+        let url = URL(fileURLWithPath: folder).appendingPathComponent("\(name).count")
+        try? Data("\(value)\n".utf8).write(to: url)
+    }
 }

@@ -8,7 +8,8 @@ public let rawC = RawCFunctions(open: rawsqlcipher_open, close: rawsqlcipher_clo
                                 errorMessage: rawsqlcipher_errmsg, queryText: rawsqlcipher_query_text,
                                 bulkInsert: rawsqlcipher_bulk_insert, scan: rawsqlcipher_scan_sum,
                                 pointSelects: rawsqlcipher_point_selects,
-                                singleTransactions: rawsqlcipher_single_transactions)
+                                singleTransactions: rawsqlcipher_single_transactions,
+                                cacheMisses: rawsqlcipher_cache_misses)
 
 /// The raw key of every encrypted variant: SQLCipher 4 defaults with no key derivation, so the workloads measure
 /// page encryption alone (key derivation is the opening benchmarks' subject).
@@ -178,10 +179,18 @@ public final class Variants {
         [kit(workload, .encrypted), kit(workload, .plain), raw(workload, .encrypted), raw(workload, .plain)]
     }
 
+    /// The standard variants and, for the reads (the scan and the point selects), the crypto floor of the pages
+    /// they decrypt, both ways (``cryptoFloor(_:contextsPerPage:)``): what the benchmarks run side by side.
+    public func measured(_ workload: Workload) -> [Variant] {
+        let reads: Set<Workload> = [.fullScan, .pointSelects]
+        return standard(workload)
+            + (reads.contains(workload) ? [cryptoFloor(workload), cryptoFloor(workload, contextsPerPage: true)] : [])
+    }
+
     /// The standard variants and, for WorkloadProfile, SQLCipherKit through its convenient forms
     /// (``ConvenientKitWorkloads``), named "<protection>, array arguments".
     public func profiled(_ workload: Workload) -> [Variant] {
-        standard(workload) + [Protection.encrypted, .plain].map {
+        measured(workload) + [Protection.encrypted, .plain].map {
             kit(workload, $0, name: "\($0.rawValue), array arguments", convenient: true)
         }
     }
@@ -262,6 +271,55 @@ public final class Variants {
             for sum in sums { try Checks.scanSum(sum, rows) }
             return elapsed
         }
+    }
+
+    /// The crypto floor of the pages `workload` decrypts (the scan or the point selects), named "crypto floor", or,
+    /// with `contextsPerPage`, "crypto, contexts per page": HMAC-SHA512 and AES-256-CBC decryption of as many
+    /// pages as the encrypted run reads from its file, through libcrypto (Support/CRawSQLCipher/crypto_floor.c).
+    /// The floor reuses its contexts and key schedules; the other sets them up for every page, as SQLCipher does.
+    public func cryptoFloor(_ workload: Workload, contextsPerPage: Bool = false) -> Variant {
+        Variant(contextsPerPage ? "crypto, contexts per page" : "crypto floor") { [self] in
+            let pages = try decryptedPages(workload)
+            var digest = [UInt8](repeating: 0, count: 64)
+            var code: Int32 = 0
+            let elapsed = SideBySide.time {
+                code = rawsqlcipher_crypto_floor(Int64(pages), contextsPerPage ? 1 : 0, &digest)
+            }
+            guard code == 0, digest.contains(where: { $0 != 0 }) else {
+                throw BenchmarkFailure("libcrypto failed in the crypto floor")
+            }
+            return elapsed
+        }
+    }
+
+    private var pagesByWorkload: [Workload: Int] = [:]
+
+    /// The pages `workload` decrypts with SQLite's default cache: the pages it reads from the encrypted file (its
+    /// page-cache misses; the same for SQLCipherKit and C: same SQL, same cache, same file), counted once per process
+    /// on the C baseline's encrypted connection and recorded for the report ("decrypted pages, <workload>.count").
+    /// The plain file has a little fewer pages (4,096 usable bytes a page instead of 4,016): its count is recorded
+    /// too ("pages read plain, <workload>.count").
+    public func decryptedPages(_ workload: Workload) throws -> Int {
+        if let pages = pagesByWorkload[workload] { return pages }
+        var counts: [Protection: Int] = [:]
+        for protection in [Protection.encrypted, .plain] {
+            let connection = try protection.openRaw(try readFixture(protection))
+            _ = connection.pagesRead() // opening read page 1
+            switch workload {
+            case .fullScan: _ = try connection.scan(rows, timed: false)
+            case .pointSelects: _ = try connection.pointSelects(rows, timed: false)
+            case .bulkInsert, .transactions: throw BenchmarkFailure("the crypto floor is measured on reads only")
+            }
+            guard let pages = connection.pagesRead(), pages > 0 else {
+                throw BenchmarkFailure("the C baseline counted no page read")
+            }
+            counts[protection] = pages
+        }
+        let pages = counts[.encrypted] ?? 0
+        pagesByWorkload[workload] = pages
+        EngineFacts.recordCount("decrypted pages, \(workload.rawValue)", pages)
+        EngineFacts.recordCount("pages read plain, \(workload.rawValue)", counts[.plain] ?? 0)
+        return pages
     }
 
     /// The C baseline running `workload` with `protection`, named "raw C <protection>".

@@ -30,5 +30,12 @@ int rawsqlcipher_point_selects(struct sqlite3 *db, const char *sql, const int64_
 int rawsqlcipher_single_transactions(struct sqlite3 *db, const char *insert_sql, const char *begin_sql,
                              const char *commit_sql, int64_t count, const int64_t *ids, const char *texts,
                              int text_length, const double *reals, const unsigned char *blobs, int blob_length);
+/// The pages the connection read from the file (and, encrypted, decrypted) since the last call: its page-cache
+/// misses (SQLITE_DBSTATUS_CACHE_MISS), reset by the call.
+int64_t rawsqlcipher_cache_misses(struct sqlite3 *db);
+/// The crypto floor (crypto_floor.c): HMAC-SHA512 and AES-256-CBC decryption of `pages` pages of SQLCipher 4's
+/// default layout through libcrypto; `contexts_per_page`: a new HMAC and cipher context per page, as SQLCipher
+/// calls libcrypto, else contexts reused. `digest_xor` (64 bytes) receives every result folded. 0 on success.
+int rawsqlcipher_crypto_floor(int64_t pages, int contexts_per_page, unsigned char *digest_xor);
 
 #endif
