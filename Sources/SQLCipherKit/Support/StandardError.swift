@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Unbuffered writes to standard error: the one writer the command-line tool and the reliability helper use.
 ///
