@@ -6,8 +6,12 @@
 # Whether the stamp file $1 holds the stamp $2 (the work it stands for was done with the same inputs).
 stamp_matches() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
 
+# SQLCipherKit's crypto provider, appended to the amalgamation (see the file's header).
+PROVIDER_SOURCE=$ROOT/BuildSupport/engine/sqlcipherkit_provider.c
+
 # Runs SQLCipher's configure and `make sqlite3.c` on the tarball in a temporary folder (its configure and
-# Makefile break on paths with spaces) and copies sqlite3.c and sqlite3.h into $1.
+# Makefile break on paths with spaces), with SQLCipherKit's provider appended the way SQLCipher documents for a
+# custom provider (EXTRA_SRC), and copies sqlite3.c and sqlite3.h into $1.
 make_amalgamation() {
     local into=$1 log=$1/build.log work top
     temp_dir work sqlcipherkit-amalgamation
@@ -15,14 +19,17 @@ make_amalgamation() {
     tar -xzf "$TARBALL" -C "$work/src"
     top=$(find "$work/src" -mindepth 1 -maxdepth 1 -type d | head -n1)
     [ -x "$top/configure" ] || die "the tarball holds no configure script (in $top)"
+    cp "$PROVIDER_SOURCE" "$work/build/"
     # configure only prepares the tclsh generator; the flags that matter are applied when compiling.
     if ! (cd "$work/build" \
         && "$top/configure" "${PIN_CONFIGURE_FLAGS[@]}" CFLAGS="${PIN_CFLAGS[*]}" LDFLAGS="-lcrypto" \
-        && make sqlite3.c) >"$log" 2>&1; then
+        && make sqlite3.c EXTRA_SRC="$(basename "$PROVIDER_SOURCE")") >"$log" 2>&1; then
         tail -n 30 "$log" >&2
         die "generating the amalgamation failed (full log: $log)"
     fi
     [ -s "$work/build/sqlite3.c" ] || die "make sqlite3.c produced no sqlite3.c"
+    grep -q '^int sqlcipherkit_openssl_setup' "$work/build/sqlite3.c" \
+        || die "the generated sqlite3.c lacks SQLCipherKit's provider (EXTRA_SRC was not appended)"
     cp "$work/build/sqlite3.c" "$work/build/sqlite3.h" "$into/"
 }
 
@@ -36,7 +43,8 @@ check_amalgamation() {
 
 generate_amalgamation() {
     local dir=$BUILD_DIR/amalgamation stamp_file=$BUILD_DIR/amalgamation.stamp stamp
-    stamp=$(stamp_of "$PIN_SHA256" "$PIN_TARBALL" "${PIN_CONFIGURE_FLAGS[@]}" "${PIN_CFLAGS[@]}" amalgamation-v2)
+    stamp=$(stamp_of "$PIN_SHA256" "$PIN_TARBALL" "${PIN_CONFIGURE_FLAGS[@]}" "${PIN_CFLAGS[@]}" \
+        "$(sha256_of "$PROVIDER_SOURCE")" amalgamation-v3)
     if [ -f "$dir/sqlite3.c" ] && [ -f "$BUILD_DIR/include/sqlite3.h" ] && stamp_matches "$stamp_file" "$stamp"; then
         note "up to date (pin unchanged): $dir/sqlite3.c"
         return

@@ -43,6 +43,9 @@ struct CallgrindGateTests {
     /// Builds the workload in release mode and returns a copy without DWARF (valgrind 3.19 cannot read the
     /// toolchain's DWARF 5) in `folder`.
     static func buildWorkload(into folder: String) throws -> String {
+        // SwiftPM does not see a rebuilt libsqlcipher.a (linked with -l): removing the executable makes it link
+        // the current engine (the compiled objects are reused).
+        try? FileManager.default.removeItem(atPath: gatePackage + "/.build/release/GateWorkload")
         let build = try run("/usr/bin/env", ["swift", "build", "-c", "release", "--package-path", gatePackage,
                                              "--product", "GateWorkload"])
         try #require(build.status == 0, "the gate workload did not build:\n\(build)")
@@ -53,9 +56,11 @@ struct CallgrindGateTests {
         return binary
     }
 
-    /// The instructions `binary side protection` executes in each part of its measured part.
-    static func instructions(_ binary: String, _ side: String, _ protection: String, folder: String) throws
-        -> [String: Int] {
+    /// Runs `binary side protection folder` under callgrind, counting `gateMeasured` only; returns its standard
+    /// output and the inclusive instruction count of every function whose line contains one of `symbols` (keyed
+    /// by that symbol: a function that runs once, or the sum over its calls).
+    static func inclusiveCounts(_ binary: String, _ side: String, _ protection: String, folder: String,
+                                symbols: [String]) throws -> (stdout: String, counts: [String: Int]) {
         let valgrind = try #require(which("valgrind"),
                                     "valgrind is missing: ./build-sqlcipher.sh --test-tools installs it")
         let output = "\(folder)/\(side)-\(protection).out"
@@ -64,18 +69,26 @@ struct CallgrindGateTests {
                              // Swift's per-process hash seed would otherwise vary dictionary probes a little.
                              extra: ["SWIFT_DETERMINISTIC_HASHING": "1"])
         try #require(result.status == 0 && result.stdout.contains("ok \(side) \(protection)"), "\(result)")
-        // Inclusive counts per function; each part function runs once, so its inclusive count is the part's.
         let annotate = try run("/usr/bin/env", ["callgrind_annotate", "--inclusive=yes", "--threshold=100", output])
         try #require(annotate.status == 0, "\(annotate)")
         var counts: [String: Int] = [:]
         for line in annotate.stdout.split(separator: "\n") {
-            guard let part = parts.first(where: { line.contains("gatePart\($0)yy") }),
+            guard let symbol = symbols.first(where: { line.contains($0) }),
                   let number = line.split(separator: " ").first.map({ $0.replacingOccurrences(of: ",", with: "") }),
                   let count = Int(number) else { continue }
-            counts[part] = count
+            counts[symbol] = count
         }
-        try #require(Set(counts.keys) == Set(parts), "not every part counted in:\n\(annotate.stdout.prefix(4000))")
-        return counts
+        try #require(Set(counts.keys) == Set(symbols), "not every function counted in:\n\(annotate.stdout.prefix(4000))")
+        return (result.stdout, counts)
+    }
+
+    /// The instructions `binary side protection` executes in each part of its measured part (each part function
+    /// runs once, so its inclusive count is the part's).
+    static func instructions(_ binary: String, _ side: String, _ protection: String, folder: String) throws
+        -> [String: Int] {
+        let symbols = parts.map { "gatePart\($0)yy" }
+        let counts = try inclusiveCounts(binary, side, protection, folder: folder, symbols: symbols).counts
+        return Dictionary(uniqueKeysWithValues: zip(parts, symbols).map { ($0, counts[$1] ?? 0) })
     }
 
     @Test("SQLCipherKit's fast path stays within budget of the same C loop, part by part, plain and encrypted")
@@ -100,5 +113,35 @@ struct CallgrindGateTests {
                     """)
             }
         }
+    }
+
+    /// SQLCipher's page codec (`sqlite3Codec`, everything it calls included) per page decrypted, over the crypto
+    /// floor per page: HMAC-SHA512 + AES-256-CBC through libcrypto with contexts and keys set up once
+    /// (Benchmarks/Support/RawLoops/crypto_floor.inc). Reached with SQLCipherKit's provider
+    /// (BuildSupport/engine/sqlcipherkit_provider.c): 1.118 on this workload (102,137 against 91,367 instructions a
+    /// page: the HMAC keyed for every page, two more SHA-512 blocks; the AES key set and wiped; the codec's own
+    /// copies and checks), plus a margin of 0.02. SQLCipher's reference provider, which fetches, allocates and keys
+    /// libcrypto's contexts for every page, gives 1.254 (114,636 a page).
+    static let codecBudget = 1.14
+
+    @Test("SQLCipher's page codec costs at most the budget over the crypto floor, per page, in instructions")
+    func codecOverCryptoFloor() throws {
+        let temporary = try TemporaryDirectory(prefix: "sqlcipherkit-callgrind")
+        defer { withExtendedLifetime(temporary) {} }
+        let binary = try Self.buildWorkload(into: temporary.path)
+        let codec = ":sqlite3Codec ", floor = "gatePartCryptoFlooryy"
+        let (stdout, counts) = try Self.inclusiveCounts(binary, "codec", "encrypted", folder: temporary.path,
+                                                        symbols: [codec, floor])
+        let pages = try #require(stdout.split(separator: " ").compactMap { Int($0) }.first, "no page count in \(stdout)")
+        try #require(pages >= 50, "the cold scan decrypted only \(pages) pages")
+        let (codecPerPage, floorPerPage) = (Double(counts[codec] ?? 0) / Double(pages), Double(counts[floor] ?? 1) / Double(pages))
+        let ratio = codecPerPage / floorPerPage
+        print("callgrind gate, codec: \(pages) pages, codec \(Int(codecPerPage)) instructions a page, crypto floor "
+            + "\(Int(floorPerPage)), ratio " + String(format: "%.4f", ratio) + " (budget \(Self.codecBudget))")
+        #expect(ratio <= Self.codecBudget, """
+            SQLCipher's codec costs \(String(format: "%.4f", ratio))x the crypto floor per page (\(Int(codecPerPage)) vs \
+            \(Int(floorPerPage)) instructions), over the budget of \(Self.codecBudget): is SQLCipherKit's provider \
+            (-DSQLCIPHER_CRYPTO_CUSTOM in Vendor/sqlcipher.pin) still the one compiled in?
+            """)
     }
 }

@@ -2,7 +2,8 @@
 # Tests/Upstream/run-upstream.sh: SQLCipher's own conformance suite against the engine SQLCipherKit ships.
 #
 # Builds SQLCipher's Tcl test harness `testfixture` from the same pinned tarball (SHA-256 checked) with the
-# same codec, crypto provider and temp-store flags as libsqlcipher.a (Vendor/sqlcipher.pin), runs the whole
+# same codec, crypto provider and temp-store flags as libsqlcipher.a (Vendor/sqlcipher.pin), with SQLCipherKit's
+# crypto provider appended to its amalgamation as build-sqlcipher.sh appends it (EXTRA_SRC), runs the whole
 # upstream suite with it and fails on any upstream failure: test/sqlcipher.test (the suite runner, as
 # upstream runs it) and each file it lists on its own, for a test count per file, plus
 # test/sqlcipher-threads.test, which sqlcipher.test does not list. Every file's count must equal the one the
@@ -37,7 +38,7 @@ TARBALL=$CACHE_DIR/$PIN_TARBALL
 LOG=$UPSTREAM_DIR/sqlcipher-test.log
 
 # Bump when the way testfixture is configured or built changes, so an old harness is not reused.
-RECIPE=upstream-v2
+RECIPE=upstream-v3
 
 # Pin flags the upstream suite cannot take, each with why (the shipped engine keeps them all):
 #   SQLCIPHER_OMIT_DEFAULT_LOGGING  sqlcipher-pragmas.test "verify-cipher_log_level" asserts that the default
@@ -54,6 +55,9 @@ DROPPED_FLAGS=(-DSQLCIPHER_OMIT_DEFAULT_LOGGING -DHAVE_STDINT_H)
 #   SQLCIPHER_TEST     compiles in PRAGMA cipher_test_on/off (fault injection: fail_encrypt, fail_decrypt,
 #                      fail_migrate), which sqlcipher-core, -compatibility and -codecerror use. Test builds only.
 EXTRA_FLAGS=(-DSQLCIPHER_TEST)
+
+# SQLCipherKit's crypto provider (the pin's -DSQLCIPHER_CRYPTO_CUSTOM names its set-up function).
+PROVIDER_SOURCE=$ROOT/BuildSupport/engine/sqlcipherkit_provider.c
 
 # Test files run on their own besides those sqlcipher.test lists (upstream runs it by hand, under TSan).
 EXTRA_FILES=(sqlcipher-threads.test)
@@ -139,6 +143,7 @@ build_testfixture() {
     local stamp stamp_file=$UPSTREAM_DIR/testfixture.stamp
     stamp=$(printf '%s\n' "$RECIPE" "$PIN_SHA256" "$PIN_TARBALL" "${CFLAGS_USED[@]}" "${CONFIGURE_USED[@]}" \
         "$("$CC" --version | head -n1)" "$(sed -n 's/^TCL_PATCH_LEVEL=//p' "$TCL_DIR/tclConfig.sh")" \
+        "$(sha256sum "$PROVIDER_SOURCE")" \
         | sha256sum | cut -d' ' -f1)
     if [ -x "$UPSTREAM_DIR/testfixture" ] && [ -f "$UPSTREAM_DIR/src/test/sqlcipher.test" ] \
         && [ "$(cat "$stamp_file" 2>/dev/null)" = "$stamp" ]; then
@@ -162,15 +167,19 @@ delete it and run ./build-sqlcipher.sh to fetch a genuine copy"
     work=$(mktemp -d "${TMPDIR:-/tmp}/sqlcipherkit-upstream.XXXXXX")
     CLEANUP+=("$work")
     ln -s "$UPSTREAM_DIR" "$work/up"
+    cp "$PROVIDER_SOURCE" "$UPSTREAM_DIR/build/"
     note "configure ${CONFIGURE_USED[*]} CFLAGS=\"${CFLAGS_USED[*]}\" LDFLAGS=-lcrypto"
     note "make -j$MAKE_JOBS testfixture (log: $UPSTREAM_DIR/build/build.log)"
     if ! (cd "$work/up/build" \
         && ../src/configure "${CONFIGURE_USED[@]}" CC="$CC" CFLAGS="${CFLAGS_USED[*]}" LDFLAGS="-lcrypto" \
-        && make -j"$MAKE_JOBS" testfixture) >"$UPSTREAM_DIR/build/build.log" 2>&1; then
+        && make -j"$MAKE_JOBS" testfixture EXTRA_SRC="$(basename "$PROVIDER_SOURCE")") \
+        >"$UPSTREAM_DIR/build/build.log" 2>&1; then
         # The link line alone is tens of kilobytes: show the ends of the last lines.
         tail -n 30 "$UPSTREAM_DIR/build/build.log" | cut -c1-300 >&2
         die "building testfixture failed (full log: $UPSTREAM_DIR/build/build.log)"
     fi
+    grep -q '^int sqlcipherkit_openssl_setup' "$UPSTREAM_DIR/build/sqlite3.c" \
+        || die "the harness's sqlite3.c lacks SQLCipherKit's provider (EXTRA_SRC was not appended)"
     cp "$UPSTREAM_DIR/build/testfixture" "$UPSTREAM_DIR/testfixture"
     echo "$stamp" >"$stamp_file"
 }

@@ -278,7 +278,7 @@ report += """
     file (its page-cache misses with the 2,000 KiB cache, counted on the C baseline's connection; the same for
     SQLCipherKit: same SQL, same cache, same file). The plain file has about 1 % fewer pages (4,096 usable bytes
     a page instead of 4,016), so a little of the extra is B-tree work on more pages, not cryptography. The floor: HMAC-SHA512 over the page and
-    AES-256-CBC decryption of it through libcrypto (Support/CRawSQLCipher/crypto_floor.c, SQLCipher 4's page layout:
+    AES-256-CBC decryption of it through libcrypto (Support/RawLoops/crypto_floor.inc, SQLCipher 4's page layout:
     4,016 data bytes, 16-byte IV, 64-byte HMAC), as many pages, contexts and key schedules reused; "contexts per
     page" sets up a new HMAC and cipher context for every page, as SQLCipher calls libcrypto. Target from the issue:
     extra per page ≤ 1.15 × the floor.

@@ -12,3 +12,5 @@ int64_t rawsqlcipher_cache_misses(sqlite3 *db) {
     sqlite3_db_status(db, SQLITE_DBSTATUS_CACHE_MISS, &current, &highest, 1);
     return current;
 }
+
+#include "../RawLoops/crypto_floor.inc"

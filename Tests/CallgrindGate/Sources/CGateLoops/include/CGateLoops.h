@@ -1,5 +1,5 @@
-// The benchmarks' C loops (Benchmarks/Support/RawLoops/raw_loops.inc) for the callgrind gate. Every function
-// returns an SQLite result code (SQLITE_OK on success).
+// The benchmarks' C loops (Benchmarks/Support/RawLoops/raw_loops.inc) and crypto floor (crypto_floor.inc) for the
+// callgrind gate. Every loop returns an SQLite result code (SQLITE_OK on success).
 #ifndef CGATE_LOOPS_H
 #define CGATE_LOOPS_H
 
@@ -21,5 +21,11 @@ int gate_point_selects(struct sqlite3 *db, const char *sql, const int64_t *ids, 
 int gate_single_transactions(struct sqlite3 *db, const char *insert_sql, const char *begin_sql,
                              const char *commit_sql, int64_t count, const int64_t *ids, const char *texts,
                              int text_length, const double *reals, const unsigned char *blobs, int blob_length);
+/// The pages the connection read from the file (decrypting them, when encrypted) since the last call: its page-cache
+/// misses (SQLITE_DBSTATUS_CACHE_MISS), reset by the call.
+int64_t gate_cache_misses(struct sqlite3 *db);
+/// HMAC-SHA512 and AES-256-CBC decryption of `pages` pages of SQLCipher 4's default layout through libcrypto,
+/// contexts reused (`contexts_per_page` 0) or new for every page (1); 0 on success.
+int gate_crypto_floor(int64_t pages, int contexts_per_page, unsigned char *digest_xor);
 
 #endif
