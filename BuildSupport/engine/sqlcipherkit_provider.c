@@ -102,7 +102,8 @@ static int sqlcipherkit_hmac(void *ctx, int algorithm, const unsigned char *hmac
     int ok = 0, block, i;
     EVP_MD *md;
 
-    if (p == NULL || in == NULL || (md = sqlcipherkit_digest(p, algorithm)) == NULL) return SQLITE_ERROR;
+    if (p == NULL || in == NULL || in_sz < 0 || (in2 != NULL && in2_sz < 0)
+        || (md = sqlcipherkit_digest(p, algorithm)) == NULL) return SQLITE_ERROR;
     block = EVP_MD_get_block_size(md);
     if (block <= 0 || block > SQLCIPHERKIT_MAX_BLOCK || EVP_MD_get_size(md) > SQLCIPHERKIT_MAX_DIGEST) return SQLITE_ERROR;
 

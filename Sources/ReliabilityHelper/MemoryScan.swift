@@ -4,10 +4,17 @@ import Glibc
 import ReliabilitySupport
 import SQLCipherKit
 
-/// `memory-scan FOLDER [--leak]`: uses a passphrase and a raw key for everything that handles keys — open,
-/// write, rekey, a failed open with the old key, pools (which derive the key themselves), export — releases
-/// them all, then reads every readable byte of its own memory (/proc/self/mem) looking for any 8-byte piece of
-/// the passphrase or the raw key, or 16-digit piece of the raw key in hex. Reports `scanned BYTES`, one `hit …` line per copy found, then `hits N`.
+/// `memory-scan FOLDER [--leak] [--open]`: uses a passphrase and a raw key for everything that handles keys —
+/// open, write, rekey, a failed open with the old key, pools (which derive the key themselves), export —
+/// releases them all, then reads every readable byte of its own memory (/proc/self/mem) looking for any 8-byte
+/// piece of the passphrase or the raw key, or 16-digit piece of the raw key in hex. Reports `scanned BYTES`, one
+/// `hit …` line per copy found, then `hits N`.
+///
+/// `--open` keeps two connections keyed with the raw key open during the scan: one that has just written (its
+/// codec encrypted pages) and one that has just read the file cold (its codec decrypted them), and looks for the
+/// raw key's bytes only. Between pages SQLCipher holds its keys masked (`sqlcipher_shield`), and SQLCipherKit's
+/// crypto provider must leave no key schedule behind either; the hex text stays out of this scan because
+/// SQLCipher keeps the key material it was given (`x'…'`) for ATTACH as long as the connection is open.
 ///
 /// The secrets are generated in place from RELIABILITY_SEED and zeroed after the keys are made; the scan's
 /// patterns are stored masked, so that they are not themselves a copy. `--leak` keeps one copy of the
@@ -16,7 +23,7 @@ enum MemoryScan {
     private static let mask: UInt8 = 0x5A
 
     static func run(_ arguments: [String]) {
-        guard let folder = arguments.first else { fail(usage: "memory-scan FOLDER [--leak]") }
+        guard let folder = arguments.first else { fail(usage: "memory-scan FOLDER [--leak] [--open]") }
         let seed = environmentSeed()
         var passphrase = secret(seed: seed, count: 24, alphabet: Array("abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789".utf8))
         var raw = secret(seed: seed &+ 1, count: 32, alphabet: nil)
@@ -24,21 +31,24 @@ enum MemoryScan {
         // with its own pointers, so a whole-secret search would miss an unwiped buffer.
         let patterns = pieces("passphrase", passphrase.map { $0 ^ mask }, size: 8)
             + pieces("raw key", raw.map { $0 ^ mask }, size: 8)
-            + pieces("raw key hex", maskedHex(raw, digits: Array("0123456789abcdef".utf8)), size: 16)
+        let textPatterns = pieces("raw key hex", maskedHex(raw, digits: Array("0123456789abcdef".utf8)), size: 16)
             + pieces("raw key HEX", maskedHex(raw, digits: Array("0123456789ABCDEF".utf8)), size: 16)
         // Sharing the buffer makes the wipe below copy-on-write: the leaked copy keeps the passphrase.
         let leaked: [UInt8]? = arguments.contains("--leak") ? passphrase : nil
+        let keepOpen = arguments.contains("--open")
 
+        var open: [Database] = []
         orFail("exercise") {
             let passphraseKey = try Key.passphrase(bytes: passphrase)
             let rawKey = try Key.rawKey(raw)
             KeyMemory.wipe(&passphrase)
             KeyMemory.wipe(&raw)
             try exercise(folder: folder, passphrase: passphraseKey, raw: rawKey)
+            if keepOpen { open = try openConnections(folder: folder, raw: rawKey) }
         }
 
-        withExtendedLifetime(leaked) {
-            let (scanned, hits) = scan(for: patterns)
+        withExtendedLifetime((leaked, open)) {
+            let (scanned, hits) = scan(for: keepOpen ? patterns : patterns + textPatterns)
             report("scanned \(scanned)")
             for hit in hits { report("hit \(hit)") }
             report("hits \(hits.count)")
@@ -65,6 +75,19 @@ enum MemoryScan {
         try derivingPool.write { try $0.execute("CREATE TABLE t(x)") }
         _ = try derivingPool.read { try $0.scalar(Int.self, "SELECT count(*) FROM t") }
         derivingPool.close()
+    }
+
+    /// `--open`: a connection that has just written and one that has just read the file from disk, both keyed
+    /// with the raw key and returned open.
+    private static func openConnections(folder: String, raw: Key) throws -> [Database] {
+        let path = folder + "/memory-scan.db"
+        let writer = try Database(path: path, key: raw)
+        try writer.execute("INSERT INTO t VALUES (randomblob(20000))")
+        let reader = try Database(path: path, key: raw)
+        guard try reader.scalar(Int.self, "SELECT sum(length(x)) FROM t") == 20_003 else {
+            fail("the reader did not read back what the writer wrote")
+        }
+        return [writer, reader]
     }
 
     /// `count` bytes from a seeded generator, drawn from `alphabet` (nil: any byte).

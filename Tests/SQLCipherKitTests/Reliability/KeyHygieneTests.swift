@@ -4,7 +4,9 @@ import Testing
 
 /// Key hygiene: after keys are used for everything (open, write, export, rekey, a failed open, pools that
 /// derive the key themselves) and released, the child scans all of its own readable memory for the passphrase
-/// and the raw key (bytes and hex). The in-process check of the released buffer itself is in KeyTests.
+/// and the raw key (bytes and hex); and with connections still open, for the raw key's bytes (SQLCipher masks
+/// its keys between pages; the crypto provider must keep no key schedule). The in-process check of the released
+/// buffer itself is in KeyTests.
 @Suite("Reliability: key hygiene")
 struct KeyHygieneTests {
     @Test("No copy of a released passphrase or raw key remains anywhere in the process's memory")
@@ -18,6 +20,14 @@ struct KeyHygieneTests {
               + "\(result.hits) copies of the keys, \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
     }
 
+    @Test("Open connections that have encrypted and decrypted pages hold no raw key bytes between pages")
+    func noKeyScheduleWhileOpen() throws {
+        let folder = try TemporaryDirectory()
+        let result = try Self.scan(folder: folder.path, open: true)
+        #expect(result.hits == 0, "\(result.lines)")
+        #expect(result.scanned > 10_000_000, "the scan read only \(result.scanned) bytes")
+    }
+
     @Test("Control: the scan finds a copy of the passphrase that is kept alive")
     func scanFindsALeak() throws {
         let folder = try TemporaryDirectory()
@@ -26,9 +36,10 @@ struct KeyHygieneTests {
         #expect(result.lines.contains { $0.hasPrefix("hit passphrase") }, "\(result.lines)")
     }
 
-    static func scan(folder: String, leak: Bool = false) throws -> (scanned: Int, hits: Int, lines: [String]) {
+    static func scan(folder: String, leak: Bool = false, open: Bool = false) throws
+        -> (scanned: Int, hits: Int, lines: [String]) {
         let seed = UInt64.random(in: 1...UInt64.max >> 1)
-        let child = try HelperProcess(["memory-scan", folder] + (leak ? ["--leak"] : []),
+        let child = try HelperProcess(["memory-scan", folder] + (leak ? ["--leak"] : []) + (open ? ["--open"] : []),
                                       environment: ["RELIABILITY_SEED": "\(seed)"])
         var lines: [String] = []
         while let line = child.readLine() { lines.append(line) }
