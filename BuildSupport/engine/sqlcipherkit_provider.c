@@ -9,39 +9,53 @@
 //
 // Why: the reference provider is, by its own header, "intentionally non-optimized": for every page it fetches
 // HMAC from OpenSSL's provider store, allocates and frees an EVP_MAC_CTX and an EVP_CIPHER_CTX, and keys both
-// (BENCHMARKS.md: 1.27x the crypto floor in instructions). This one fetches SHA-1/256/512 and AES-256-CBC once
-// per codec context and keeps one digest context and one cipher context there, so a page costs the crypto
-// itself plus the two keyings: no allocation, no lookup.
+// (BENCHMARKS.md: 1.27x the crypto floor in instructions). This one computes the HMAC with libcrypto's SHA
+// functions on its own stack, and fetches AES-256-CBC once per codec context and keeps one cipher context there,
+// so a page costs the cryptography itself plus the two keyings: no allocation, no lookup.
 //
 // What it keeps of SQLCipher's key shielding: the codec unmasks a key only around each hmac/cipher call, and so
-// no key, key schedule or keyed hash state outlives a call here either. The HMAC is computed with the digest
-// directly (RFC 2104): its ipad/opad blocks live on the stack and are wiped with OPENSSL_cleanse before
-// returning, and the keyed midstates they produce are overwritten by the hashing that follows within the call.
-// The cipher context is keyed for the page and re-keyed with zeros before returning, which overwrites its AES
-// key schedule. What stays between calls: the algorithm objects and, in the digest context, the last outer
-// hash's output and final block (the page's MAC, which SQLCipher writes to the page anyway, and the inner
-// digest: neither gives the key).
+// no key, key schedule or keyed hash state outlives a call here either. The HMAC (RFC 2104) keeps its key pads,
+// hash state and inner digest on the stack and wipes them with OPENSSL_cleanse before returning; the cipher
+// context is keyed for the page and re-keyed with zeros before returning, which overwrites its AES key schedule
+// (KeyHygieneTests scans the memory of a process with such connections open for the key's bytes). What stays
+// between calls: the algorithm object and a cipher context keyed with zeros.
 #if defined(SQLITE_HAS_CODEC) && defined(SQLCIPHER_CRYPTO_CUSTOM)
+// The SHA functions below are deprecated in OpenSSL 3 (see sqlcipherkit_sha_ctx): declared without a warning.
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <openssl/core_dispatch.h> /* amalgamator: dontcache */
+#include <openssl/core_names.h> /* amalgamator: dontcache */
 #include <openssl/crypto.h> /* amalgamator: dontcache */
 #include <openssl/err.h> /* amalgamator: dontcache */
 #include <openssl/evp.h> /* amalgamator: dontcache */
 #include <openssl/objects.h> /* amalgamator: dontcache */
+#include <openssl/params.h> /* amalgamator: dontcache */
+#include <openssl/provider.h> /* amalgamator: dontcache */
 #include <openssl/rand.h> /* amalgamator: dontcache */
+#include <openssl/sha.h> /* amalgamator: dontcache */
 #include <string.h> /* amalgamator: dontcache */
 
 // SHA-512's block; SHA-1's and SHA-256's are 64 bytes.
 #define SQLCIPHERKIT_MAX_BLOCK 128
 #define SQLCIPHERKIT_MAX_DIGEST 64
+// AES-256's key and CBC's IV (one block).
+#define SQLCIPHERKIT_AES_KEY 32
+#define SQLCIPHERKIT_AES_BLOCK 16
 
+// AES-256-CBC as the OpenSSL provider that serves it implements it, called through that provider's dispatch
+// table (OpenSSL's public provider interface, <openssl/core_dispatch.h>). EVP_CipherInit_ex2 in OpenSSL 3.0 asks
+// the provider for the key and IV lengths through parameter lists on every call (about 2,000 instructions a
+// page, more than setting the AES key itself); the functions below are the ones EVP calls after that.
 typedef struct sqlcipherkit_provider_ctx {
-    EVP_MD *digests[3];           // fetched on first use, by SQLCIPHER_HMAC_SHA1/256/512 (no key material)
-    EVP_MD_CTX *digest_ctx;       // reused for every HMAC; holds no keyed state between calls
-    EVP_CIPHER *cipher;           // AES-256-CBC, fetched once
-    EVP_CIPHER_CTX *cipher_ctx;   // reused for every page; re-keyed with zeros after each call
-    int cipher_ready;             // cipher_ctx has the cipher and padding off
+    EVP_CIPHER *cipher;                                // fetched once; holds the provider (and its functions)
+    void *aes;                                         // the provider's AES-256-CBC context, padding off;
+                                                       // keyed with zeros between calls
+    OSSL_FUNC_cipher_encrypt_init_fn *encrypt_init;
+    OSSL_FUNC_cipher_decrypt_init_fn *decrypt_init;
+    OSSL_FUNC_cipher_update_fn *update;
+    OSSL_FUNC_cipher_final_fn *final;
+    OSSL_FUNC_cipher_freectx_fn *freectx;
 } sqlcipherkit_provider_ctx;
 
-static const char *const sqlcipherkit_digest_names[3] = { "SHA1", "SHA256", "SHA512" };
 static const unsigned char sqlcipherkit_zero_key[EVP_MAX_KEY_LENGTH];
 
 static void sqlcipherkit_log_errors(const char *where) {
@@ -81,66 +95,97 @@ static int sqlcipherkit_random(void *ctx, void *buffer, int length) {
     return SQLITE_OK;
 }
 
-static EVP_MD *sqlcipherkit_digest(sqlcipherkit_provider_ctx *p, int algorithm) {
-    if (algorithm < SQLCIPHER_HMAC_SHA1 || algorithm > SQLCIPHER_HMAC_SHA512) return NULL;
-    if (p->digests[algorithm] == NULL) {
-        p->digests[algorithm] = EVP_MD_fetch(NULL, sqlcipherkit_digest_names[algorithm], NULL);
-        if (p->digests[algorithm] == NULL) sqlcipherkit_log_errors("sqlcipherkit_digest");
+// SHA-1, SHA-256 or SHA-512 on a context of the caller's (on its stack): libcrypto's SHA functions, not EVP.
+// OpenSSL 3.0's EVP_DigestInit_ex2 frees and allocates its provider context on every call (three times a
+// page for an HMAC), and the EVP context would keep the last state; these work in place, allocate nothing, and
+// leave nothing behind that the caller does not wipe. (Deprecated as an API in OpenSSL 3 in favour of EVP, not
+// removed; the same assembly compresses the blocks either way.)
+typedef union sqlcipherkit_sha_ctx {
+    SHA_CTX sha1;
+    SHA256_CTX sha256;
+    SHA512_CTX sha512;
+} sqlcipherkit_sha_ctx;
+
+static int sqlcipherkit_sha_block_size(int algorithm) {
+    switch (algorithm) {
+    case SQLCIPHER_HMAC_SHA1: return SHA_CBLOCK;
+    case SQLCIPHER_HMAC_SHA256: return SHA256_CBLOCK;
+    case SQLCIPHER_HMAC_SHA512: return SHA512_CBLOCK;
+    default: return 0;
     }
-    return p->digests[algorithm];
 }
 
-// HMAC(key, in || in2) per RFC 2104 through one reused digest context.
+static int sqlcipherkit_sha_init(int algorithm, sqlcipherkit_sha_ctx *c) {
+    switch (algorithm) {
+    case SQLCIPHER_HMAC_SHA1: return SHA1_Init(&c->sha1);
+    case SQLCIPHER_HMAC_SHA256: return SHA256_Init(&c->sha256);
+    case SQLCIPHER_HMAC_SHA512: return SHA512_Init(&c->sha512);
+    default: return 0;
+    }
+}
+
+static int sqlcipherkit_sha_update(int algorithm, sqlcipherkit_sha_ctx *c, const void *data, size_t length) {
+    switch (algorithm) {
+    case SQLCIPHER_HMAC_SHA1: return SHA1_Update(&c->sha1, data, length);
+    case SQLCIPHER_HMAC_SHA256: return SHA256_Update(&c->sha256, data, length);
+    case SQLCIPHER_HMAC_SHA512: return SHA512_Update(&c->sha512, data, length);
+    default: return 0;
+    }
+}
+
+// Writes the digest into `out` (room for SQLCIPHERKIT_MAX_DIGEST bytes) and returns its length, 0 on failure.
+static int sqlcipherkit_sha_final(int algorithm, sqlcipherkit_sha_ctx *c, unsigned char *out) {
+    switch (algorithm) {
+    case SQLCIPHER_HMAC_SHA1: return SHA1_Final(out, &c->sha1) ? SHA_DIGEST_LENGTH : 0;
+    case SQLCIPHER_HMAC_SHA256: return SHA256_Final(out, &c->sha256) ? SHA256_DIGEST_LENGTH : 0;
+    case SQLCIPHER_HMAC_SHA512: return SHA512_Final(out, &c->sha512) ? SHA512_DIGEST_LENGTH : 0;
+    default: return 0;
+    }
+}
+
+// HMAC(key, in || in2) per RFC 2104. The key pads, the hash state (keyed midstates included) and the inner
+// digest live on this stack frame and are wiped before returning.
 static int sqlcipherkit_hmac(void *ctx, int algorithm, const unsigned char *hmac_key, int key_sz,
                              const unsigned char *in, int in_sz, const unsigned char *in2, int in2_sz,
                              unsigned char *out) {
-    sqlcipherkit_provider_ctx *p = ctx;
     unsigned char pad[SQLCIPHERKIT_MAX_BLOCK], inner[SQLCIPHERKIT_MAX_DIGEST], hashed_key[SQLCIPHERKIT_MAX_DIGEST];
-    unsigned int inner_sz = 0, out_sz = 0;
+    sqlcipherkit_sha_ctx sha;
     const unsigned char *key = hmac_key;
-    size_t key_length = key_sz > 0 ? (size_t)key_sz : 0;
-    int ok = 0, block, i;
-    EVP_MD *md;
+    int key_length = key_sz, block = sqlcipherkit_sha_block_size(algorithm), inner_sz = 0, ok = 0, i;
+    (void)ctx;
 
-    if (p == NULL || in == NULL || in_sz < 0 || (in2 != NULL && in2_sz < 0)
-        || (md = sqlcipherkit_digest(p, algorithm)) == NULL) return SQLITE_ERROR;
-    block = EVP_MD_get_block_size(md);
-    if (block <= 0 || block > SQLCIPHERKIT_MAX_BLOCK || EVP_MD_get_size(md) > SQLCIPHERKIT_MAX_DIGEST) return SQLITE_ERROR;
+    if (block == 0 || in == NULL || in_sz < 0 || key_sz < 0 || (key_sz > 0 && hmac_key == NULL)
+        || (in2 != NULL && in2_sz < 0)) return SQLITE_ERROR;
 
     // A key longer than the block is hashed first (RFC 2104); SQLCipher's keys (32 bytes) never are.
-    if (key_length > (size_t)block) {
-        unsigned int hashed_sz = 0;
-        if (!EVP_DigestInit_ex2(p->digest_ctx, md, NULL) || !EVP_DigestUpdate(p->digest_ctx, key, key_length)
-            || !EVP_DigestFinal_ex(p->digest_ctx, hashed_key, &hashed_sz)) goto done;
+    if (key_length > block) {
+        if (!sqlcipherkit_sha_init(algorithm, &sha) || !sqlcipherkit_sha_update(algorithm, &sha, key, (size_t)key_length)
+            || (key_length = sqlcipherkit_sha_final(algorithm, &sha, hashed_key)) == 0) goto done;
         key = hashed_key;
-        key_length = hashed_sz;
     }
 
     // Inner hash: H((key ^ ipad) || in || in2).
     memset(pad, 0x36, (size_t)block);
-    for (i = 0; i < (int)key_length; i++) pad[i] ^= key[i];
-    if (!EVP_DigestInit_ex2(p->digest_ctx, md, NULL) || !EVP_DigestUpdate(p->digest_ctx, pad, (size_t)block)
-        || !EVP_DigestUpdate(p->digest_ctx, in, (size_t)in_sz)
-        || (in2 != NULL && !EVP_DigestUpdate(p->digest_ctx, in2, (size_t)in2_sz))
-        || !EVP_DigestFinal_ex(p->digest_ctx, inner, &inner_sz)) goto done;
+    for (i = 0; i < key_length; i++) pad[i] ^= key[i];
+    if (!sqlcipherkit_sha_init(algorithm, &sha) || !sqlcipherkit_sha_update(algorithm, &sha, pad, (size_t)block)
+        || !sqlcipherkit_sha_update(algorithm, &sha, in, (size_t)in_sz)
+        || (in2 != NULL && !sqlcipherkit_sha_update(algorithm, &sha, in2, (size_t)in2_sz))
+        || (inner_sz = sqlcipherkit_sha_final(algorithm, &sha, inner)) == 0) goto done;
 
     // Outer hash: H((key ^ opad) || inner).
     memset(pad, 0x5c, (size_t)block);
-    for (i = 0; i < (int)key_length; i++) pad[i] ^= key[i];
-    if (!EVP_DigestInit_ex2(p->digest_ctx, md, NULL) || !EVP_DigestUpdate(p->digest_ctx, pad, (size_t)block)
-        || !EVP_DigestUpdate(p->digest_ctx, inner, inner_sz)
-        || !EVP_DigestFinal_ex(p->digest_ctx, out, &out_sz)) goto done;
+    for (i = 0; i < key_length; i++) pad[i] ^= key[i];
+    if (!sqlcipherkit_sha_init(algorithm, &sha) || !sqlcipherkit_sha_update(algorithm, &sha, pad, (size_t)block)
+        || !sqlcipherkit_sha_update(algorithm, &sha, inner, (size_t)inner_sz)
+        || sqlcipherkit_sha_final(algorithm, &sha, out) == 0) goto done;
     ok = 1;
 
 done:
     OPENSSL_cleanse(pad, sizeof pad);
     OPENSSL_cleanse(inner, sizeof inner);
     OPENSSL_cleanse(hashed_key, sizeof hashed_key);
-    if (!ok) {
-        sqlcipherkit_log_errors("sqlcipherkit_hmac");
-        return SQLITE_ERROR;
-    }
-    return SQLITE_OK;
+    OPENSSL_cleanse(&sha, sizeof sha);
+    return ok ? SQLITE_OK : SQLITE_ERROR;
 }
 
 // PBKDF2 runs once per key derivation (opening, rekeying): libcrypto's own, as in the reference provider.
@@ -165,27 +210,24 @@ static int sqlcipherkit_kdf(void *ctx, int algorithm, const unsigned char *pass,
 static int sqlcipherkit_cipher(void *ctx, int mode, const unsigned char *key, int key_sz, const unsigned char *iv,
                                const unsigned char *in, int in_sz, unsigned char *out) {
     sqlcipherkit_provider_ctx *p = ctx;
-    int update_sz = 0, final_sz = 0, ok;
-    if (p == NULL || key_sz != EVP_CIPHER_get_key_length(p->cipher) || in_sz < 0) return SQLITE_ERROR;
-    if (!p->cipher_ready) {
-        // First use: the cipher and padding off (both kept when later calls set the key, IV and direction).
-        if (!EVP_CipherInit_ex2(p->cipher_ctx, p->cipher, NULL, NULL, mode, NULL)
-            || !EVP_CIPHER_CTX_set_padding(p->cipher_ctx, 0)) {
-            sqlcipherkit_log_errors("sqlcipherkit_cipher");
-            return SQLITE_ERROR;
-        }
-        p->cipher_ready = 1;
-    }
-    ok = EVP_CipherInit_ex2(p->cipher_ctx, NULL, key, iv, mode, NULL)
-        && EVP_CipherUpdate(p->cipher_ctx, out, &update_sz, in, in_sz)
-        && EVP_CipherFinal_ex(p->cipher_ctx, out + update_sz, &final_sz)
-        && update_sz + final_sz == in_sz;
+    size_t update_sz = 0, final_sz = 0;
+    int ok;
+    if (p == NULL || p->aes == NULL || key == NULL || iv == NULL || key_sz != SQLCIPHERKIT_AES_KEY
+        || in_sz < 0 || in_sz % SQLCIPHERKIT_AES_BLOCK != 0) return SQLITE_ERROR;
+    ok = (mode == SQLCIPHER_ENCRYPT
+              ? p->encrypt_init(p->aes, key, SQLCIPHERKIT_AES_KEY, iv, SQLCIPHERKIT_AES_BLOCK, NULL)
+              : p->decrypt_init(p->aes, key, SQLCIPHERKIT_AES_KEY, iv, SQLCIPHERKIT_AES_BLOCK, NULL))
+        && p->update(p->aes, out, &update_sz, (size_t)in_sz, in, (size_t)in_sz)
+        && update_sz <= (size_t)in_sz
+        && p->final(p->aes, out + update_sz, &final_sz, (size_t)in_sz - update_sz)
+        && update_sz + final_sz == (size_t)in_sz;
     // Overwrite the key schedule before the key goes back under SQLCipher's shield (the encryption direction:
-    // its schedule is the cheaper one to compute, and the next call sets key and direction anew).
-    if (!EVP_CipherInit_ex2(p->cipher_ctx, NULL, sqlcipherkit_zero_key, NULL, SQLCIPHER_ENCRYPT, NULL)) {
-        // A context that cannot be re-keyed still holds the schedule: free it rather than keep it.
-        EVP_CIPHER_CTX_reset(p->cipher_ctx);
-        p->cipher_ready = 0;
+    // its schedule is the cheaper one to compute).
+    if (!p->encrypt_init(p->aes, sqlcipherkit_zero_key, SQLCIPHERKIT_AES_KEY, NULL, 0, NULL)) {
+        // A context that cannot be re-keyed still holds the schedule: free it (the provider cleanses it) rather
+        // than keep it; the codec context then fails every page until it is opened again.
+        p->freectx(p->aes);
+        p->aes = NULL;
         ok = 0;
     }
     if (!ok) {
@@ -216,15 +258,64 @@ static int sqlcipherkit_get_hmac_sz(void *ctx, int algorithm) {
 
 static int sqlcipherkit_ctx_free(void **ctx) {
     sqlcipherkit_provider_ctx *p = ctx ? *ctx : NULL;
-    int i;
     if (p == NULL) return SQLITE_OK;
-    EVP_CIPHER_CTX_free(p->cipher_ctx); // cleanses what it held
-    EVP_MD_CTX_free(p->digest_ctx);
+    if (p->aes != NULL) p->freectx(p->aes); // the provider cleanses what it held
     EVP_CIPHER_free(p->cipher);
-    for (i = 0; i < 3; i++) EVP_MD_free(p->digests[i]);
     OPENSSL_clear_free(p, sizeof *p);
     *ctx = NULL;
     return SQLITE_OK;
+}
+
+// Whether `name` is one of the colon-separated names in `names` (OSSL_ALGORITHM's algorithm_names).
+static int sqlcipherkit_names_contain(const char *names, const char *name) {
+    size_t length = strlen(name);
+    while (names != NULL && *names != '\0') {
+        const char *end = strchr(names, ':');
+        size_t size = end ? (size_t)(end - names) : strlen(names);
+        if (size == length && OPENSSL_strncasecmp(names, name, length) == 0) return 1;
+        names = end ? end + 1 : NULL;
+    }
+    return 0;
+}
+
+// Finds AES-256-CBC's functions in the dispatch table of the provider that serves p->cipher and makes a context
+// with padding off.
+static int sqlcipherkit_aes_setup(sqlcipherkit_provider_ctx *p) {
+    const OSSL_PROVIDER *provider = EVP_CIPHER_get0_provider(p->cipher);
+    const OSSL_ALGORITHM *algorithms;
+    const OSSL_DISPATCH *function = NULL;
+    OSSL_FUNC_cipher_newctx_fn *newctx = NULL;
+    OSSL_FUNC_cipher_set_ctx_params_fn *set_ctx_params = NULL;
+    unsigned int padding = 0;
+    OSSL_PARAM params[2];
+    int no_store = 0, i;
+    if (provider == NULL) return 0;
+    algorithms = OSSL_PROVIDER_query_operation(provider, OSSL_OP_CIPHER, &no_store);
+    for (i = 0; algorithms != NULL && algorithms[i].algorithm_names != NULL; i++) {
+        if (sqlcipherkit_names_contain(algorithms[i].algorithm_names, "AES-256-CBC")) {
+            function = algorithms[i].implementation;
+            break;
+        }
+    }
+    for (; function != NULL && function->function_id != 0; function++) {
+        switch (function->function_id) {
+        case OSSL_FUNC_CIPHER_NEWCTX: newctx = OSSL_FUNC_cipher_newctx(function); break;
+        case OSSL_FUNC_CIPHER_ENCRYPT_INIT: p->encrypt_init = OSSL_FUNC_cipher_encrypt_init(function); break;
+        case OSSL_FUNC_CIPHER_DECRYPT_INIT: p->decrypt_init = OSSL_FUNC_cipher_decrypt_init(function); break;
+        case OSSL_FUNC_CIPHER_UPDATE: p->update = OSSL_FUNC_cipher_update(function); break;
+        case OSSL_FUNC_CIPHER_FINAL: p->final = OSSL_FUNC_cipher_final(function); break;
+        case OSSL_FUNC_CIPHER_FREECTX: p->freectx = OSSL_FUNC_cipher_freectx(function); break;
+        case OSSL_FUNC_CIPHER_SET_CTX_PARAMS: set_ctx_params = OSSL_FUNC_cipher_set_ctx_params(function); break;
+        default: break;
+        }
+    }
+    if (algorithms != NULL) OSSL_PROVIDER_unquery_operation(provider, OSSL_OP_CIPHER, algorithms);
+    if (newctx == NULL || set_ctx_params == NULL || p->encrypt_init == NULL || p->decrypt_init == NULL
+        || p->update == NULL || p->final == NULL || p->freectx == NULL) return 0;
+    if ((p->aes = newctx(OSSL_PROVIDER_get0_provider_ctx(provider))) == NULL) return 0;
+    params[0] = OSSL_PARAM_construct_uint(OSSL_CIPHER_PARAM_PADDING, &padding);
+    params[1] = OSSL_PARAM_construct_end();
+    return set_ctx_params(p->aes, params);
 }
 
 static int sqlcipherkit_ctx_init(void **ctx) {
@@ -232,9 +323,10 @@ static int sqlcipherkit_ctx_init(void **ctx) {
     if (p == NULL) return SQLITE_NOMEM;
     *ctx = p;
     p->cipher = EVP_CIPHER_fetch(NULL, "AES-256-CBC", NULL);
-    p->cipher_ctx = EVP_CIPHER_CTX_new();
-    p->digest_ctx = EVP_MD_CTX_new();
-    if (p->cipher == NULL || p->cipher_ctx == NULL || p->digest_ctx == NULL) {
+    if (p->cipher == NULL || EVP_CIPHER_get_key_length(p->cipher) != SQLCIPHERKIT_AES_KEY
+        || EVP_CIPHER_get_iv_length(p->cipher) != SQLCIPHERKIT_AES_BLOCK || !sqlcipherkit_aes_setup(p)) {
+        sqlcipher_log(SQLCIPHER_LOG_ERROR, SQLCIPHER_LOG_PROVIDER,
+                      "sqlcipherkit_ctx_init: AES-256-CBC is not available from OpenSSL's providers");
         sqlcipherkit_log_errors("sqlcipherkit_ctx_init");
         sqlcipherkit_ctx_free(ctx);
         return SQLITE_ERROR;
