@@ -14,11 +14,7 @@ workloads=("$@")
 command -v valgrind >/dev/null || { echo "valgrind is missing: ./build-sqlcipher.sh --test-tools installs it" >&2; exit 1; }
 
 # PROFILE_NO_BUILD=1: use the WorkloadProfile already built (for example while run.sh holds the build folder).
-# Removing the executable first makes SwiftPM link the current libsqlcipher.a (it does not track -l libraries).
-if [ -z "${PROFILE_NO_BUILD:-}" ]; then
-  rm -f "$here/.build/release/WorkloadProfile"
-  swift build -c release --package-path "$here" --product WorkloadProfile >/dev/null
-fi
+[ -n "${PROFILE_NO_BUILD:-}" ] || swift build -c release --package-path "$here" --product WorkloadProfile >/dev/null
 out="$here/.build/profile"
 rm -rf "$out"
 mkdir -p "$out"

@@ -58,9 +58,6 @@ echo "$command_line" >"$work/command.txt"
 seconds() { date +%s; }
 started=$(seconds)
 echo "== build (release)"
-# SwiftPM does not see a rebuilt libsqlcipher.a (linked with -l): removing the executables that link it makes
-# them link the current engine (the compiled objects are reused).
-rm -f "$here/.build/release/SQLCipherKitBenchmarks" "$here/.build/release/WorkloadProfile"
 swift build -c release --package-path "$here" >/dev/null
 built=$(seconds)
 

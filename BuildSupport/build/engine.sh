@@ -6,8 +6,8 @@
 # Whether the stamp file $1 holds the stamp $2 (the work it stands for was done with the same inputs).
 stamp_matches() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
 
-# SQLCipherKit's crypto provider, appended to the amalgamation (see the file's header).
-PROVIDER_SOURCE=$ROOT/BuildSupport/engine/sqlcipherkit_provider.c
+# shellcheck source=../engine/provider.sh
+source "$ROOT/BuildSupport/engine/provider.sh"
 
 # Runs SQLCipher's configure and `make sqlite3.c` on the tarball in a temporary folder (its configure and
 # Makefile break on paths with spaces), with SQLCipherKit's provider appended the way SQLCipher documents for a
@@ -23,12 +23,12 @@ make_amalgamation() {
     # configure only prepares the tclsh generator; the flags that matter are applied when compiling.
     if ! (cd "$work/build" \
         && "$top/configure" "${PIN_CONFIGURE_FLAGS[@]}" CFLAGS="${PIN_CFLAGS[*]}" LDFLAGS="-lcrypto" \
-        && make sqlite3.c EXTRA_SRC="$(basename "$PROVIDER_SOURCE")") >"$log" 2>&1; then
+        && make sqlite3.c EXTRA_SRC="$PROVIDER_FILE") >"$log" 2>&1; then
         tail -n 30 "$log" >&2
         die "generating the amalgamation failed (full log: $log)"
     fi
     [ -s "$work/build/sqlite3.c" ] || die "make sqlite3.c produced no sqlite3.c"
-    grep -q '^int sqlcipherkit_openssl_setup' "$work/build/sqlite3.c" \
+    has_provider "$work/build/sqlite3.c" \
         || die "the generated sqlite3.c lacks SQLCipherKit's provider (EXTRA_SRC was not appended)"
     cp "$work/build/sqlite3.c" "$work/build/sqlite3.h" "$into/"
 }
@@ -101,13 +101,18 @@ verify_engine() {
 }
 
 # SwiftPM does not track libraries given with -l, so test bundles and executables it linked against an older
-# libsqlcipher.a would keep that engine. Removing them makes the next swift build/test link them afresh.
+# libsqlcipher.a would keep that engine. Removing them makes the next swift build/test link them afresh. Besides
+# this package's own build folder, the packages that link the engine through it by path: the benchmarks and the
+# callgrind gate's workload (both measure the engine, so a stale link would measure the old one).
 forget_linked_products() {
-    [ "$BUILD_DIR" = "$ROOT/Vendor/build" ] && [ -d "$ROOT/.build" ] || return 0
-    local product
-    while IFS= read -r product; do
-        note "engine changed: removing $product so SwiftPM relinks it"
-        rm -f "$product"
-    done < <(find "$ROOT/.build" -mindepth 3 -maxdepth 3 -type f -perm -u+x \
-        \( -path '*/debug/*' -o -path '*/release/*' \) ! -name '*.so' ! -name '*.a' ! -name '*.o')
+    [ "$BUILD_DIR" = "$ROOT/Vendor/build" ] || return 0
+    local folder product
+    for folder in "$ROOT/.build" "$ROOT/Benchmarks/.build" "$ROOT/Tests/CallgrindGate/.build"; do
+        [ -d "$folder" ] || continue
+        while IFS= read -r product; do
+            note "engine changed: removing $product so SwiftPM relinks it"
+            rm -f "$product"
+        done < <(find "$folder" -mindepth 3 -maxdepth 3 -type f -perm -u+x \
+            \( -path '*/debug/*' -o -path '*/release/*' \) ! -name '*.so' ! -name '*.a' ! -name '*.o')
+    done
 }

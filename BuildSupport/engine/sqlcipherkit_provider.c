@@ -136,14 +136,26 @@ static int sqlcipherkit_sha_update(int algorithm, sqlcipherkit_sha_ctx *c, const
     }
 }
 
-// Writes the digest into `out` (room for SQLCIPHERKIT_MAX_DIGEST bytes) and returns its length, 0 on failure.
-static int sqlcipherkit_sha_final(int algorithm, sqlcipherkit_sha_ctx *c, unsigned char *out) {
+// The digest's length: the HMAC's, which SQLCipher reserves on every page.
+static int sqlcipherkit_sha_digest_size(int algorithm) {
     switch (algorithm) {
-    case SQLCIPHER_HMAC_SHA1: return SHA1_Final(out, &c->sha1) ? SHA_DIGEST_LENGTH : 0;
-    case SQLCIPHER_HMAC_SHA256: return SHA256_Final(out, &c->sha256) ? SHA256_DIGEST_LENGTH : 0;
-    case SQLCIPHER_HMAC_SHA512: return SHA512_Final(out, &c->sha512) ? SHA512_DIGEST_LENGTH : 0;
+    case SQLCIPHER_HMAC_SHA1: return SHA_DIGEST_LENGTH;
+    case SQLCIPHER_HMAC_SHA256: return SHA256_DIGEST_LENGTH;
+    case SQLCIPHER_HMAC_SHA512: return SHA512_DIGEST_LENGTH;
     default: return 0;
     }
+}
+
+// Writes the digest into `out` (room for SQLCIPHERKIT_MAX_DIGEST bytes) and returns its length, 0 on failure.
+static int sqlcipherkit_sha_final(int algorithm, sqlcipherkit_sha_ctx *c, unsigned char *out) {
+    int ok;
+    switch (algorithm) {
+    case SQLCIPHER_HMAC_SHA1: ok = SHA1_Final(out, &c->sha1); break;
+    case SQLCIPHER_HMAC_SHA256: ok = SHA256_Final(out, &c->sha256); break;
+    case SQLCIPHER_HMAC_SHA512: ok = SHA512_Final(out, &c->sha512); break;
+    default: ok = 0;
+    }
+    return ok ? sqlcipherkit_sha_digest_size(algorithm) : 0;
 }
 
 // HMAC(key, in || in2) per RFC 2104. The key pads, the hash state (keyed midstates included) and the inner
@@ -245,19 +257,10 @@ static const char *sqlcipherkit_get_cipher(void *ctx) {
     return OBJ_nid2sn(EVP_CIPHER_nid(EVP_aes_256_cbc()));
 }
 
-static int sqlcipherkit_get_key_sz(void *ctx) { (void)ctx; return EVP_CIPHER_key_length(EVP_aes_256_cbc()); }
-static int sqlcipherkit_get_iv_sz(void *ctx) { (void)ctx; return EVP_CIPHER_iv_length(EVP_aes_256_cbc()); }
-static int sqlcipherkit_get_block_sz(void *ctx) { (void)ctx; return EVP_CIPHER_block_size(EVP_aes_256_cbc()); }
-
-static int sqlcipherkit_get_hmac_sz(void *ctx, int algorithm) {
-    (void)ctx;
-    switch (algorithm) {
-    case SQLCIPHER_HMAC_SHA1: return EVP_MD_size(EVP_sha1());
-    case SQLCIPHER_HMAC_SHA256: return EVP_MD_size(EVP_sha256());
-    case SQLCIPHER_HMAC_SHA512: return EVP_MD_size(EVP_sha512());
-    default: return 0;
-    }
-}
+static int sqlcipherkit_get_key_sz(void *ctx) { (void)ctx; return SQLCIPHERKIT_AES_KEY; }
+static int sqlcipherkit_get_iv_sz(void *ctx) { (void)ctx; return SQLCIPHERKIT_AES_BLOCK; }
+static int sqlcipherkit_get_block_sz(void *ctx) { (void)ctx; return SQLCIPHERKIT_AES_BLOCK; }
+static int sqlcipherkit_get_hmac_sz(void *ctx, int algorithm) { (void)ctx; return sqlcipherkit_sha_digest_size(algorithm); }
 
 static int sqlcipherkit_ctx_free(void **ctx) {
     sqlcipherkit_provider_ctx *p = ctx ? *ctx : NULL;

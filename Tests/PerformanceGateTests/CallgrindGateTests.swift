@@ -43,9 +43,6 @@ struct CallgrindGateTests {
     /// Builds the workload in release mode and returns a copy without DWARF (valgrind 3.19 cannot read the
     /// toolchain's DWARF 5) in `folder`.
     static func buildWorkload(into folder: String) throws -> String {
-        // SwiftPM does not see a rebuilt libsqlcipher.a (linked with -l): removing the executable makes it link
-        // the current engine (the compiled objects are reused).
-        try? FileManager.default.removeItem(atPath: gatePackage + "/.build/release/GateWorkload")
         let build = try run("/usr/bin/env", ["swift", "build", "-c", "release", "--package-path", gatePackage,
                                              "--product", "GateWorkload"])
         try #require(build.status == 0, "the gate workload did not build:\n\(build)")

@@ -56,8 +56,10 @@ DROPPED_FLAGS=(-DSQLCIPHER_OMIT_DEFAULT_LOGGING -DHAVE_STDINT_H)
 #                      fail_migrate), which sqlcipher-core, -compatibility and -codecerror use. Test builds only.
 EXTRA_FLAGS=(-DSQLCIPHER_TEST)
 
-# SQLCipherKit's crypto provider (the pin's -DSQLCIPHER_CRYPTO_CUSTOM names its set-up function).
-PROVIDER_SOURCE=$ROOT/BuildSupport/engine/sqlcipherkit_provider.c
+# SQLCipherKit's crypto provider (the pin's -DSQLCIPHER_CRYPTO_CUSTOM names its set-up function), appended as
+# build-sqlcipher.sh appends it.
+# shellcheck source=../../BuildSupport/engine/provider.sh
+source "$ROOT/BuildSupport/engine/provider.sh"
 
 # Test files run on their own besides those sqlcipher.test lists (upstream runs it by hand, under TSan).
 EXTRA_FILES=(sqlcipher-threads.test)
@@ -172,13 +174,13 @@ delete it and run ./build-sqlcipher.sh to fetch a genuine copy"
     note "make -j$MAKE_JOBS testfixture (log: $UPSTREAM_DIR/build/build.log)"
     if ! (cd "$work/up/build" \
         && ../src/configure "${CONFIGURE_USED[@]}" CC="$CC" CFLAGS="${CFLAGS_USED[*]}" LDFLAGS="-lcrypto" \
-        && make -j"$MAKE_JOBS" testfixture EXTRA_SRC="$(basename "$PROVIDER_SOURCE")") \
+        && make -j"$MAKE_JOBS" testfixture EXTRA_SRC="$PROVIDER_FILE") \
         >"$UPSTREAM_DIR/build/build.log" 2>&1; then
         # The link line alone is tens of kilobytes: show the ends of the last lines.
         tail -n 30 "$UPSTREAM_DIR/build/build.log" | cut -c1-300 >&2
         die "building testfixture failed (full log: $UPSTREAM_DIR/build/build.log)"
     fi
-    grep -q '^int sqlcipherkit_openssl_setup' "$UPSTREAM_DIR/build/sqlite3.c" \
+    has_provider "$UPSTREAM_DIR/build/sqlite3.c" \
         || die "the harness's sqlite3.c lacks SQLCipherKit's provider (EXTRA_SRC was not appended)"
     cp "$UPSTREAM_DIR/build/testfixture" "$UPSTREAM_DIR/testfixture"
     echo "$stamp" >"$stamp_file"

@@ -6,11 +6,4 @@
 
 #define RAW(name) rawsqlcipher_##name
 #include "../RawLoops/raw_loops.inc"
-
-int64_t rawsqlcipher_cache_misses(sqlite3 *db) {
-    int current = 0, highest = 0;
-    sqlite3_db_status(db, SQLITE_DBSTATUS_CACHE_MISS, &current, &highest, 1);
-    return current;
-}
-
 #include "../RawLoops/crypto_floor.inc"

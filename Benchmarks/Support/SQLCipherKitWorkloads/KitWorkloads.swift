@@ -276,7 +276,8 @@ public final class Variants {
     /// The crypto floor of the pages `workload` decrypts (the scan or the point selects), named "crypto floor", or,
     /// with `contextsPerPage`, "crypto, contexts per page": HMAC-SHA512 and AES-256-CBC decryption of as many
     /// pages as the encrypted run reads from its file, through libcrypto (Support/RawLoops/crypto_floor.inc).
-    /// The floor reuses its contexts and key schedules; the other sets them up for every page, as SQLCipher does.
+    /// The floor reuses its contexts and key schedules; the other sets them up for every page, as SQLCipher's
+    /// reference OpenSSL provider does.
     public func cryptoFloor(_ workload: Workload, contextsPerPage: Bool = false) -> Variant {
         Variant(contextsPerPage ? "crypto, contexts per page" : "crypto floor") { [self] in
             let pages = try decryptedPages(workload)

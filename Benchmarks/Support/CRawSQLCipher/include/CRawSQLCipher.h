@@ -33,9 +33,9 @@ int rawsqlcipher_single_transactions(struct sqlite3 *db, const char *insert_sql,
 /// The pages the connection read from the file (and, encrypted, decrypted) since the last call: its page-cache
 /// misses (SQLITE_DBSTATUS_CACHE_MISS), reset by the call.
 int64_t rawsqlcipher_cache_misses(struct sqlite3 *db);
-/// The crypto floor (Support/RawLoops/crypto_floor.inc): HMAC-SHA512 and AES-256-CBC decryption of `pages` pages of SQLCipher 4's
-/// default layout through libcrypto; `contexts_per_page`: a new HMAC and cipher context per page, as SQLCipher
-/// calls libcrypto, else contexts reused. `digest_xor` (64 bytes) receives every result folded. 0 on success.
+/// The crypto floor (Support/RawLoops/crypto_floor.inc): HMAC-SHA512 and AES-256-CBC decryption of `pages` pages
+/// of SQLCipher 4's default layout through libcrypto; `contexts_per_page`: a new HMAC and cipher context per page,
+/// as SQLCipher's reference OpenSSL provider calls libcrypto, else contexts reused. `digest_xor` (64 bytes) receives every result folded. 0 on success.
 int rawsqlcipher_crypto_floor(int64_t pages, int contexts_per_page, unsigned char *digest_xor);
 
 #endif

@@ -7,9 +7,3 @@
 #define RAW(name) gate_##name
 #include "../../../../Benchmarks/Support/RawLoops/raw_loops.inc"
 #include "../../../../Benchmarks/Support/RawLoops/crypto_floor.inc"
-
-int64_t gate_cache_misses(struct sqlite3 *db) {
-    int current = 0, highest = 0;
-    sqlite3_db_status(db, SQLITE_DBSTATUS_CACHE_MISS, &current, &highest, 1);
-    return current;
-}

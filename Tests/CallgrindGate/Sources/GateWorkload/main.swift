@@ -41,6 +41,12 @@ struct Fixture {
     let order: [Int64]
     let keyBytes: [UInt8] = (0..<Key.rawKeyLength).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
     var expectedSum: Double { reals.reduce(0, +) }
+    /// The raw key as SQLite key material for the C side (`x'…'`).
+    var keyMaterial: [UInt8] { Array(("x'" + keyBytes.map { String(format: "%02x", $0) }.joined() + "'").utf8) }
+    /// Every row's text back to back, as the C loops take them.
+    var flatTexts: [CChar] { texts.flatMap { Array($0.utf8) }.map { CChar(bitPattern: $0) } }
+    /// Every row's blob back to back, as the C loops take them.
+    var flatBlobs: [UInt8] { blobs.flatMap { $0 } }
 
     init() {
         var state: UInt64 = 0x5EED_5EED_5EED_5EED
@@ -139,9 +145,9 @@ func runKit(path: String, encrypted: Bool, _ f: Fixture) throws -> Result {
 }
 
 func runC(path: String, encrypted: Bool, _ f: Fixture) throws -> Result {
-    let (ids, texts, reals, blobs, order, keyBytes) = (f.ids, f.texts, f.reals, f.blobs, f.order, f.keyBytes)
+    let (ids, reals, order) = (f.ids, f.reals, f.order)
     var db: OpaquePointer?
-    let material = Array(("x'" + keyBytes.map { String(format: "%02x", $0) }.joined() + "'").utf8)
+    let material = f.keyMaterial
     let opened = encrypted
         ? material.withUnsafeBytes { gate_open(path, $0.baseAddress, Int32($0.count), &db) }
         : gate_open(path, nil, 0, &db)
@@ -149,8 +155,7 @@ func runC(path: String, encrypted: Bool, _ f: Fixture) throws -> Result {
     defer { gate_close(db) }
     guard gate_exec(db, createTable) == 0 else { throw Failure(description: "C create failed") }
     var result = Result()
-    let flatTexts = texts.flatMap { Array($0.utf8) }.map { CChar(bitPattern: $0) }
-    let flatBlobs = blobs.flatMap { $0 }
+    let (flatTexts, flatBlobs) = (f.flatTexts, f.flatBlobs)
     let transactionIDs = (0..<transactionCount).map { Int64(rowCount + 1 + $0) }
     var codes: [Int32] = []
     var sum = 0.0, selectSum = 0.0
@@ -189,17 +194,16 @@ func runC(path: String, encrypted: Bool, _ f: Fixture) throws -> Result {
 /// The codec run: the pages the cold scan decrypted, after checking that the scan and the floor both ran.
 func runCodec(path: String, _ f: Fixture) throws -> Int64 {
     var db: OpaquePointer?
-    let material = Array(("x'" + f.keyBytes.map { String(format: "%02x", $0) }.joined() + "'").utf8)
+    let material = f.keyMaterial
     func open() throws -> OpaquePointer {
         let opened = material.withUnsafeBytes { gate_open(path, $0.baseAddress, Int32($0.count), &db) }
         guard opened == 0, let db else { throw Failure(description: "C open failed with \(opened)") }
         return db
     }
-    let flatTexts = f.texts.flatMap { Array($0.utf8) }.map { CChar(bitPattern: $0) }
     let writer = try open()
     let created = gate_exec(writer, createTable) == 0
-        && gate_bulk_insert(writer, insertSQL, beginSQL, commitSQL, Int64(rowCount), f.ids, flatTexts,
-                            Int32(textLength), f.reals, f.blobs.flatMap { $0 }, Int32(blobLength)) == 0
+        && gate_bulk_insert(writer, insertSQL, beginSQL, commitSQL, Int64(rowCount), f.ids, f.flatTexts,
+                            Int32(textLength), f.reals, f.flatBlobs, Int32(blobLength)) == 0
     gate_close(writer)
     guard created else { throw Failure(description: "C could not write the codec run's file") }
     // A new connection: its page cache is empty, so the scan reads and decrypts every page of the table.
