@@ -174,7 +174,8 @@ static int sqlcipherkit_hmac(void *ctx, int algorithm, const unsigned char *hmac
 
     // A key longer than the block is hashed first (RFC 2104); SQLCipher's keys (32 bytes) never are.
     if (key_length > block) {
-        if (!sqlcipherkit_sha_init(algorithm, &sha) || !sqlcipherkit_sha_update(algorithm, &sha, key, (size_t)key_length)
+        if (!sqlcipherkit_sha_init(algorithm, &sha)
+            || !sqlcipherkit_sha_update(algorithm, &sha, key, (size_t)key_length)
             || (key_length = sqlcipherkit_sha_final(algorithm, &sha, hashed_key)) == 0) goto done;
         key = hashed_key;
     }
@@ -260,7 +261,10 @@ static const char *sqlcipherkit_get_cipher(void *ctx) {
 static int sqlcipherkit_get_key_sz(void *ctx) { (void)ctx; return SQLCIPHERKIT_AES_KEY; }
 static int sqlcipherkit_get_iv_sz(void *ctx) { (void)ctx; return SQLCIPHERKIT_AES_BLOCK; }
 static int sqlcipherkit_get_block_sz(void *ctx) { (void)ctx; return SQLCIPHERKIT_AES_BLOCK; }
-static int sqlcipherkit_get_hmac_sz(void *ctx, int algorithm) { (void)ctx; return sqlcipherkit_sha_digest_size(algorithm); }
+static int sqlcipherkit_get_hmac_sz(void *ctx, int algorithm) {
+    (void)ctx;
+    return sqlcipherkit_sha_digest_size(algorithm);
+}
 
 static int sqlcipherkit_ctx_free(void **ctx) {
     sqlcipherkit_provider_ctx *p = ctx ? *ctx : NULL;

@@ -226,13 +226,15 @@ func runCodec(path: String, _ f: Fixture) throws -> Int64 {
     }
     guard codes == [0, 0], pages > 0, abs(sum - f.expectedSum) <= 1e-6 * f.expectedSum,
           digest.contains(where: { $0 != 0 }), gatePartRuns == [0, 0, 0, 0, 1, 1] else {
-        throw Failure(description: "codec run failed: codes \(codes), \(pages) pages, sum \(sum), parts \(gatePartRuns)")
+        throw Failure(description:
+            "codec run failed: codes \(codes), \(pages) pages, sum \(sum), parts \(gatePartRuns)")
     }
     return pages
 }
 
 let arguments = CommandLine.arguments.dropFirst()
-if arguments.count == 3, arguments.first == "codec", arguments.dropFirst().first == "encrypted", let folder = arguments.last {
+if arguments.count == 3, arguments.first == "codec", arguments.dropFirst().first == "encrypted",
+   let folder = arguments.last {
     let path = folder + "/gate-codec.db"
     for suffix in ["", "-journal"] { unlink(path + suffix) }
     do {
@@ -247,7 +249,8 @@ guard arguments.count == 3, let side = arguments.first, ["kit", "c"].contains(si
       let protection = arguments.dropFirst().first, ["plain", "encrypted"].contains(protection),
       let folder = arguments.last
 else {
-    FileHandle.standardError.write(Data("usage: GateWorkload <kit|c> <plain|encrypted> <folder> | GateWorkload codec encrypted <folder>\n".utf8))
+    FileHandle.standardError.write(Data(
+        "usage: GateWorkload <kit|c> <plain|encrypted> <folder> | GateWorkload codec encrypted <folder>\n".utf8))
     exit(64)
 }
 let path = folder + "/gate-\(side)-\(protection).db"
