@@ -36,6 +36,8 @@ missing_packages() {
     command -v valgrind >/dev/null || echo valgrind
     # tclConfig.sh: Tests/Upstream/run-upstream.sh builds SQLCipher's testfixture against Tcl.
     have_tcl_config || echo tcl-dev
+    # The CLI's temporary-storage test watches the files sqlcipherkit opens (CLITests/TemporaryStorageTests).
+    command -v strace >/dev/null || echo strace
 }
 
 check_prerequisites() {

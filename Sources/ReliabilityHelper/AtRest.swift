@@ -1,16 +1,24 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ReliabilitySupport
 import SQLCipherKit
 
-/// `at-rest DATABASE MARKER [--plaintext] [--temp-store-file]`: writes rows holding MARKER and walks through
+/// `at-rest DATABASE MARKER [--plaintext] [--temp-store-file] [--decoy-temp-file]`: writes rows holding MARKER and walks through
 /// the ways SQLite puts bytes on disk — write-ahead log, checkpoint, rollback journal, a large sort, an index
 /// build, a temporary table, VACUUM, an export — pausing after each (`paused STEP`, then one line on standard
 /// input) so that the parent can scan every file, including open temporary files, while they exist.
 ///
 /// `--plaintext` (no key) and `--temp-store-file` (`PRAGMA temp_store = FILE`) switch a protection off: the
-/// tests' negative controls, which prove the scan finds the marker when it is there.
+/// tests' negative controls, which prove the scan finds the marker when it is there. The engine keeps
+/// temporary data in memory whatever temp_store says (SQLITE_TEMP_STORE=3), so `--decoy-temp-file` stands in
+/// for the temporary file SQLite would write: a file under TMPDIR named `decoy-…`, unlinked at once and held
+/// open through every step with the marker in it, as SQLite holds its `etilqs_…` files.
 enum AtRest {
     static func run(_ arguments: [String]) {
-        guard arguments.count >= 2 else { fail(usage: "at-rest DATABASE MARKER [--plaintext] [--temp-store-file]") }
+        guard arguments.count >= 2 else {
+            fail(usage: "at-rest DATABASE MARKER [--plaintext] [--temp-store-file] [--decoy-temp-file]")
+        }
         let path = arguments[0], marker = arguments[1]
         let plaintext = arguments.contains("--plaintext")
         let key = plaintext ? nil : environmentKey("RELIABILITY_KEY_HEX")
@@ -19,6 +27,8 @@ enum AtRest {
             String((0..<count).map { _ in "abcdefghijklmnopqrstuvwxyz".randomElement(using: &generator)! })
         }
 
+        let decoy = arguments.contains("--decoy-temp-file") ? openDecoy(marker: marker) : nil
+        defer { decoy.map { _ = close($0) } }
         let db = orFail("open") {
             if let key { return try Database(path: path, key: key) }
             return try Database(unencryptedPath: path)
@@ -76,6 +86,17 @@ enum AtRest {
         db.close()
         step("closed") {}
         report("done")
+    }
+
+    /// A deleted file under TMPDIR holding `marker`, open until the run ends (the descriptor).
+    private static func openDecoy(marker: String) -> Int32 {
+        let folder = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        var template = Array((folder + "/decoy-XXXXXX").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { $0.baseAddress.map { mkstemp($0) } ?? -1 }
+        guard descriptor >= 0 else { fail("decoy: mkstemp failed (errno \(errno))") }
+        _ = template.withUnsafeBufferPointer { $0.baseAddress.map { unlink($0) } }
+        guard StandardError.write(marker + "\n", toDescriptor: descriptor) else { fail("decoy: write failed") }
+        return descriptor
     }
 
     /// Runs `body`, reports `paused NAME` and waits for the parent.

@@ -10,8 +10,10 @@ public final class TemporaryDirectory {
     public var url: URL { URL(fileURLWithPath: path, isDirectory: true) }
 
     /// Creates `TMPDIR/PREFIX-UUID`.
-    public init(prefix: String = "SQLCipherKitTests") throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)").path
+    /// A new folder under `parent` (default: the temporary folder).
+    public init(prefix: String = "SQLCipherKitTests", in parent: String? = nil) throws {
+        let base = parent.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? FileManager.default.temporaryDirectory
+        path = base.appendingPathComponent("\(prefix)-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 

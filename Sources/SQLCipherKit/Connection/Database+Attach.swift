@@ -10,6 +10,8 @@ extension Database {
     /// attaches nothing.
     public func attach(_ path: String, as name: String, key: Key) throws(SQLCipherError) {
         try attach(path, as: name, material: key.material)
+        // Its pages go through the codec: the guard treats it as it treats an encrypted main database.
+        sqlGuard.encryptedSchemas.insert(name.asciiLowercased)
     }
 
     /// Attaches a database file that is *not* encrypted as schema `name`: everything written into it,
@@ -46,5 +48,6 @@ extension Database {
     /// Detaches the database attached as `name`.
     public func detach(_ name: String) throws(SQLCipherError) {
         try execute("DETACH DATABASE \(name.quotedIdentifier)")
+        sqlGuard.encryptedSchemas.remove(name.asciiLowercased)
     }
 }

@@ -22,6 +22,10 @@ import CSQLCipher
     /// check, both of which cost more per row than the step's own bookkeeping. Freed with this object, which the
     /// connection keeps for its whole life.
     let steppingCounter: UnsafeMutablePointer<Int>
+    /// The schemas whose pages go through SQLCipher's codec, in ASCII lower case: `main` on an encrypted
+    /// connection, and every schema ``Database/attach(_:as:key:)`` attached with a key. SQLite compares schema
+    /// names without regard to ASCII case.
+    var encryptedSchemas: Set<String>
     /// The explanation of the last refusal, taken by the error that reports it.
     private var refusal: String?
 
@@ -33,13 +37,14 @@ import CSQLCipher
         steppingCounter = .allocate(capacity: 1)
         steppingCounter.initialize(to: 0)
         self.encrypted = encrypted
+        encryptedSchemas = encrypted ? ["main"] : []
     }
 
-    /// The authorizer's verdict on one action; records the explanation when it refuses.
-    func authorize(action: Int32, first: String?, second: String?) -> Int32 {
+    /// The authorizer's verdict on one action; records the explanation when it refuses. `schema` is the
+    /// authorizer's database argument (for a pragma: the schema written before its name, or nil).
+    func authorize(action: Int32, first: String?, second: String?, schema: String?) -> Int32 {
         guard trustedDepth == 0,
-              let explanation = SQLGuard.refusal(action: action, first: first, second: second, encrypted: encrypted,
-                                                 stepping: steppingDepth > 0) else {
+              let explanation = refusal(action: action, first: first, second: second, schema: schema) else {
             return SQLITE_OK
         }
         refusal = explanation
@@ -53,33 +58,53 @@ import CSQLCipher
     }
 
     // MARK: The rules
+    //
+    // Every rule decides by what SQLite will do, from what SQLite itself hands the authorizer: the pragma's
+    // name and value after SQLite's tokenizer has dequoted them (`"key"`, `[key]`, `` `key` `` and `'key'` all
+    // arrive as `key`; a negative value as `-N`), the canonical name of a function, the file name of an ATTACH.
+    // Comments, white space, quoting, the `PRAGMA x(v)` form and schema prefixes never reach a rule; what
+    // remains is decided with SQLite's own comparisons (ASCII case only, as `sqlite3_stricmp`) and its own
+    // value parsers (`getTempStore` for temp_store). The generative test (`GuardSpellingTests`, run in a child
+    // process by `ReliabilityHelper guard-spellings`) checks each rule against the effect of thousands of
+    // spellings on an unguarded connection.
 
-    /// The pragmas that take a key as SQL text. Keys go through ``Key``, `sqlite3_key_v2` and
-    /// ``Database/rekey(to:)`` only: in SQL text a key would sit in statement caches, error messages and logs.
+    /// The pragmas that take a key as SQL text (pragma.c's `PragTyp_KEY` entries). Keys go through ``Key``,
+    /// `sqlite3_key_v2` and ``Database/rekey(to:)`` only: in SQL text a key would sit in statement caches,
+    /// error messages and logs.
     static let keyPragmas: Set<String> = ["key", "rekey", "hexkey", "hexrekey", "textkey", "textrekey"]
 
-    /// SQLCipher's pragmas that are not named `cipher_…`.
+    /// SQLCipher's pragmas that are not named `cipher…` (`sqlcipher_codec_pragma` dispatches on these names).
     static let otherCipherPragmas: Set<String> = ["kdf_iter", "fast_kdf_iter", "rekey_cipher", "rekey_kdf_iter"]
 
     /// Cipher pragmas that act even without a value.
     static let actingCipherPragmas: Set<String> = ["cipher_migrate"]
 
     /// Why SQL text may not do `action`, or nil when it may. `first` and `second` are the authorizer's
-    /// arguments (for a pragma: its name and value; for a function: its name).
-    static func refusal(action: Int32, first: String?, second: String?, encrypted: Bool, stepping: Bool) -> String? {
+    /// arguments (for a pragma: its name and value; for a function: its name; for ATTACH: the file name when
+    /// it is a literal), `schema` its database argument.
+    func refusal(action: Int32, first: String?, second: String?, schema: String?) -> String? {
         switch action {
         case SQLITE_PRAGMA:
             guard let first else { return nil }
-            return pragmaRefusal(name: first.lowercased(), value: second, encrypted: encrypted)
+            return pragmaRefusal(name: first.asciiLowercased, value: second, schema: schema?.asciiLowercased)
         case SQLITE_ATTACH:
-            // While a statement runs, only SQLite itself compiles SQL: VACUUM attaches its copy with the main
-            // database's key. Every ATTACH the caller writes is refused, with or without a KEY clause.
-            if stepping { return nil }
+            // While a statement runs, only SQLite itself compiles SQL: VACUUM attaches its copy (`ATTACH %Q`,
+            // so `first` is the file name), and SQLCipher keys it with the main key — unless the name is a URI
+            // with a `key=`, `hexkey=` or `textkey=` parameter, which SQLCipher applies instead (an empty `key=`
+            // writes the copy in plaintext). The name is read as SQLite reads it (SQLGuard+URI.swift).
+            if steppingDepth > 0 {
+                guard let first, Self.isKeyedURI(first) else { return nil }
+                return "VACUUM INTO a URI with a key parameter (key=, hexkey=, textkey=) is refused: SQLCipher would "
+                    + "key the copy from SQL text, and an empty key= writes it in plaintext. Leave the key out (the "
+                    + "copy is encrypted with this connection's key), or use Database.export(to:key:cipher:)"
+            }
+            // Every ATTACH the caller writes is refused, with or without a KEY clause.
             return "ATTACH is refused in SQL text: its KEY clause puts a key in SQL text, and KEY '' attaches a "
                 + "file that is written in plaintext. Use Database.attach(_:as:key:) (the key is bound, the file "
                 + "encrypted) or, to attach a plaintext file on purpose, Database.attachUnencrypted(_:as:)"
         case SQLITE_FUNCTION:
-            guard let second, second.lowercased() == "sqlcipher_export" else { return nil }
+            // `second` is the function's registered name, whatever the spelling in the SQL.
+            guard let second, second.asciiLowercased == "sqlcipher_export" else { return nil }
             return "sqlcipher_export() is refused in SQL text: it copies the whole database into another schema, "
                 + "in plaintext when that schema has no key. Use Database.export(to:key:cipher:) (with a key for "
                 + "an encrypted copy, nil for a plaintext one) or Database.decrypt(path:key:)"
@@ -88,13 +113,13 @@ import CSQLCipher
         }
     }
 
-    private static func pragmaRefusal(name: String, value: String?, encrypted: Bool) -> String? {
-        if keyPragmas.contains(name) {
+    private func pragmaRefusal(name: String, value: String?, schema: String?) -> String? {
+        if Self.keyPragmas.contains(name) {
             return "PRAGMA \(name) is refused: keys never travel in SQL text. Open with a Key "
                 + "(Database(path:key:)) and change it with Database.rekey(to:)"
         }
-        if name.hasPrefix("cipher") || otherCipherPragmas.contains(name) {
-            guard value != nil || actingCipherPragmas.contains(name) else { return nil }
+        if name.hasPrefix("cipher") || Self.otherCipherPragmas.contains(name) {
+            guard value != nil || Self.actingCipherPragmas.contains(name) else { return nil }
             if name.hasPrefix("cipher_profile") || name.hasPrefix("cipher_log") {
                 return "PRAGMA \(name) = … is refused: it writes SQLCipher's trace or log, which can hold the SQL "
                     + "text of statements and the values in it, to a file in plaintext"
@@ -107,10 +132,32 @@ import CSQLCipher
                 + "change every later connection. Pass the settings in Database.Configuration.cipher "
                 + "(CipherSettings) when opening; reading a cipher pragma (no value) is allowed"
         }
-        if encrypted, name == "temp_store", let value, ["file", "1"].contains(value.lowercased()) {
+        // SQLCipher takes `page_size` on a keyed schema as `cipher_page_size` (sqlcipher_codec_pragma): on a new
+        // database it writes pages that the default settings cannot read.
+        if name == "page_size", value != nil, encryptedSchemas.contains(schema ?? "main") {
+            return "PRAGMA page_size = … is refused on an encrypted schema: SQLCipher applies it as "
+                + "cipher_page_size, and a database written so does not open with its settings. Pass "
+                + "CipherSettings(pageSize:) in Database.Configuration.cipher when opening"
+        }
+        // SQLite reads temp_store's value with getTempStore: the first character when it is a digit 0-2,
+        // else FILE or MEMORY in any ASCII case, else DEFAULT. FILE asks for temporary files, which SQLCipher
+        // does not encrypt (this engine keeps them in memory anyway: SQLITE_TEMP_STORE=3).
+        if encrypted, name == "temp_store", let value, Self.tempStore(value) == 1 {
             return "PRAGMA temp_store = FILE is refused on an encrypted connection: temporary files are not encrypted "
                 + "(sorts, temporary tables and indices would go to TMPDIR in plaintext). Keep the default (memory)"
         }
         return nil
+    }
+
+    /// What SQLite's `getTempStore` makes of a temp_store value: 0 DEFAULT, 1 FILE, 2 MEMORY.
+    static func tempStore(_ value: String) -> Int {
+        if let first = value.utf8.first, (UInt8(ascii: "0")...UInt8(ascii: "2")).contains(first) {
+            return Int(first - UInt8(ascii: "0"))
+        }
+        switch value.asciiLowercased {
+        case "file": return 1
+        case "memory": return 2
+        default: return 0
+        }
     }
 }

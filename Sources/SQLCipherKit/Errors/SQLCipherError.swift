@@ -38,7 +38,8 @@ public struct SQLCipherError: Error, Sendable, Equatable {
         case constraint
         /// The API was used in a way it does not allow (a closed connection, a finalized statement…), or SQL
         /// asked for something SQLCipherKit refuses: a key pragma (`PRAGMA key`, `rekey`…: keys go through
-        /// ``Key``), or `PRAGMA temp_store = FILE` on an encrypted connection (temporary files are not encrypted).
+        /// ``Key``), a cipher setting after open, `VACUUM INTO` a keyed URI, or `PRAGMA temp_store = FILE` (in
+        /// any spelling SQLite reads as FILE) on an encrypted connection (temporary files are not encrypted).
         case misuse
         /// The key material is unusable (wrong length, empty passphrase…).
         case invalidKey

@@ -68,11 +68,11 @@ struct DatabaseTests {
         #expect(try database.textValue("SELECT body FROM doc WHERE doc MATCH 'search'") == "encrypted full text search")
     }
 
-    @Test("temporary storage is in memory (SQLITE_TEMP_STORE=2)")
+    @Test("temporary storage is always in memory (SQLITE_TEMP_STORE=3)")
     func tempStoreInMemory() throws {
         let database = try Database(path: ":memory:", key: .passphrase("k"))
         #expect(try database.textValue("PRAGMA temp_store") == "0")
-        #expect(try database.textValue("SELECT sqlite_compileoption_used('TEMP_STORE=2')") == "1")
+        #expect(try database.textValue("SELECT sqlite_compileoption_used('TEMP_STORE=3')") == "1")
         #expect(try database.textValue("SELECT sqlite_compileoption_used('HAS_CODEC')") == "1")
     }
 

@@ -99,6 +99,15 @@ struct SQLPromisesTests {
         Path(name: "temp_store = FILE", sql: "PRAGMA temp_store = FILE; PRAGMA temp.cache_size = 2; "
              + "CREATE TEMP TABLE tt AS SELECT * FROM t; SELECT * FROM tt ORDER BY x"),
         Path(name: "temp_store = 1", sql: "PRAGMA temp_store = 1"),
+        // SQLite reads temp_store's first character: 10 is FILE (issue 23's case, with a sort that spills).
+        Path(name: "temp_store = 10", sql: "PRAGMA temp_store = 10; PRAGMA cache_size = 10; "
+             + "CREATE TEMP TABLE tt AS SELECT * FROM t; SELECT count(*) FROM (SELECT x FROM tt ORDER BY x DESC)"),
+        Path(name: "temp_store = '1x'", sql: "PRAGMA temp_store = '1x'"),
+        // SQLCipher applies page_size as cipher_page_size on a keyed schema.
+        Path(name: "page_size on the encrypted main", sql: "PRAGMA main.page_size = 1024"),
+        // SQLCipher keys a VACUUM INTO copy from a URI's key parameter; an empty one wrote it in plaintext.
+        Path(name: "VACUUM INTO a URI with an empty key", sql: "VACUUM INTO 'file:{dir}/vacuumed.db?key='"),
+        Path(name: "VACUUM INTO a URI with a percent-encoded key", sql: "VACUUM INTO 'file:{dir}/vacuumed.db?k%65y=abc'"),
         // Key pragmas.
         Path(name: "PRAGMA key", sql: "PRAGMA key = 'secret-key-in-sql'"),
         Path(name: "PRAGMA rekey", sql: "PRAGMA rekey = 'secret-key-in-sql'"),

@@ -29,16 +29,19 @@ struct AtRestTests {
         #expect(run.findings.contains { $0.hasPrefix("checkpoint: ") && $0.hasSuffix("at-rest.db") }, "\(run.findings)")
     }
 
-    @Test("Control: with temp_store = FILE the scan finds the marker in SQLite's temporary files")
-    func scanFindsTemporaryFiles() throws {
-        // Only an unencrypted connection may ask for temporary files (SQLGuardTests); the scan must then
-        // find the marker in them, open but deleted, and not only in the database. Only a finding in the
-        // child's own TMPDIR counts (the database itself, which holds the marker too, lives beside it), and
-        // only a deleted one: SQLite unlinks its temporary files, so only the open-file scan can see them.
-        let run = try Self.run(flags: ["--plaintext", "--temp-store-file"])
-        for step in ["sort", "temporary-table"] {
-            #expect(run.findings.contains { Self.isDeletedTemporaryFile($0, step: step, temporary: run.temporary) },
-                    "no deleted file under \(run.temporary)/ at step \(step): \(run.findings)")
+    @Test("The engine opens no temporary file even when asked for one (SQLITE_TEMP_STORE=3); the scan sees one")
+    func noTemporaryFilesEvenOnRequest() throws {
+        // Only an unencrypted connection may ask for temporary files (SQLGuardTests). With SQLITE_TEMP_STORE=2
+        // the sort and the temporary table then went to deleted files under the child's TMPDIR, marker and
+        // all; with 3 nothing may. The control: a decoy, a deleted file under the same TMPDIR that the child
+        // holds open with the marker in it, must be found at every step, so the scan would see SQLite's.
+        let run = try Self.run(flags: ["--plaintext", "--temp-store-file", "--decoy-temp-file"])
+        #expect(run.steps == Self.steps)
+        for step in Self.steps {
+            let deleted = run.findings.filter { Self.isDeletedTemporaryFile($0, step: step, temporary: run.temporary) }
+            #expect(deleted.contains { $0.contains("/decoy-") }, "the decoy was not found at step \(step): \(run.findings)")
+            #expect(deleted.allSatisfy { $0.contains("/decoy-") },
+                    "SQLite wrote the marker to a temporary file at step \(step): \(deleted)")
         }
     }
 
