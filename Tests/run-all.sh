@@ -4,12 +4,130 @@
 # processes, the CLI, the build pipeline, interoperability with an independent SQLCipher build); then runs
 # SQLCipher's own test/sqlcipher.test against a harness built with the engine's flags; then fuzzes the engine
 # for 60 seconds under ASan and UBSan.
-set -euo pipefail
+#
+# Every part runs, whatever the parts before it came to; the last line is one summary of all of them,
+#   SUMMARY: N passed, N failed, N skipped; failed: …; skipped: … [what each part counted]
+# (Swift Testing's tests, each upstream test file, the fuzz run), and the exit status is 1 when anything failed.
+# Only a failed build stops it early, as nothing can run without the artifact; it still ends with that line.
+set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-./build-sqlcipher.sh --test-tools
+
+LOGS=$(mktemp -d "${TMPDIR:-/tmp}/sqlcipherkit-run-all.XXXXXX") || exit 1
+trap 'rm -rf "$LOGS"' EXIT
+PASSED=0 FAILED=0 SKIPPED=0
+FAILED_NAMES=() SKIPPED_NAMES=() PARTS=()
+
+# Runs a part, its output shown and kept in $LOGS/$1.log; returns its exit status.
+run_part() {
+    local log=$LOGS/$1.log
+    shift
+    "$@" 2>&1 | tee "$log"
+    return "${PIPESTATUS[0]}"
+}
+
+failed() { FAILED=$((FAILED + 1)); FAILED_NAMES+=("$1"); }
+
+# One line at most 200 characters long, for the summary.
+short() { tr '\n' ' ' <<<"$1" | sed -E 's/ +$//' | cut -c1-200; }
+
+# The names in "$@", joined with "; ", the first 10 only.
+names() {
+    local joined
+    joined=$(printf '%s; ' "${@:1:10}")
+    joined=${joined%; }
+    [ $# -le 10 ] || joined+="; and $(($# - 10)) more (above)"
+    printf '%s' "$joined"
+}
+
+summary() {
+    local line="SUMMARY: $PASSED passed, $FAILED failed, $SKIPPED skipped"
+    [ ${#FAILED_NAMES[@]} -eq 0 ] || line+="; failed: $(names "${FAILED_NAMES[@]}")"
+    [ ${#SKIPPED_NAMES[@]} -eq 0 ] || line+="; skipped: $(names "${SKIPPED_NAMES[@]}")"
+    [ ${#PARTS[@]} -eq 0 ] || line+=" [$(IFS=,; sed 's/,/, /g' <<<"${PARTS[*]}")]"
+    echo
+    echo "$line"
+}
+
+# Counts one `swift test` run from what Swift Testing prints (without colours, as it prints into a pipe):
+#   ✔ Test NAME passed after S seconds.          ✘ Test NAME [with N test cases] failed after S seconds …
+#   ➜ Test NAME skipped: "REASON"                ➜ Suite "NAME" skipped: "REASON" (then each of its tests)
+#   ✔/✘ Test run with N tests in M suites passed/failed after S seconds [with K issues].
+# A run without that last line (it did not build, or crashed) is a failure; so is a non-zero exit.
+count_swift_run() {
+    local label=$1 status=$2 text tests passed failed skipped line reason known suite_reasons=()
+    text=$(sed -E 's/\x1b\[[0-9;]*m//g' "$LOGS/$label.log")
+    tests=$(sed -nE 's/^[^ ]+ Test run with ([0-9]+) tests? .*/\1/p' <<<"$text" | tail -n1)
+    passed=$(grep -E '^[^ ]+ Test .+ passed after [0-9.]+ seconds' <<<"$text" | grep -cvE '^[^ ]+ Test run with ')
+    PASSED=$((PASSED + passed))
+    failed=0
+    while IFS= read -r line; do
+        [ -n "$line" ] || continue
+        failed=$((failed + 1))
+        failed "$(short "$label: $line")"
+    done < <(grep -E '^[^ ]+ Test .+ failed after [0-9.]+ seconds' <<<"$text" | grep -vE '^[^ ]+ Test run with ' \
+        | sed -E 's/^[^ ]+ Test (.+) failed after .*/\1/; s/ with [0-9]+ test cases?$//')
+    skipped=0
+    while IFS= read -r line; do
+        [ -n "$line" ] || continue
+        suite_reasons+=("${line#*skipped}")
+        SKIPPED_NAMES+=("$(short "$label: Suite ${line%% skipped*}${line#*skipped}")")
+    done < <(sed -nE 's/^[^ ]+ Suite (.+ skipped.*)/\1/p' <<<"$text")
+    while IFS= read -r line; do
+        [ -n "$line" ] || continue
+        skipped=$((skipped + 1))
+        reason=${line#*skipped}
+        # A test of a skipped suite is counted, and named by its suite above (the same reason).
+        for known in ${suite_reasons[@]+"${suite_reasons[@]}"}; do [ "$known" != "$reason" ] || continue 2; done
+        SKIPPED_NAMES+=("$(short "$label: ${line%% skipped*}$reason")")
+    done < <(sed -nE 's/^[^ ]+ Test (.+ skipped.*)/\1/p' <<<"$text")
+    SKIPPED=$((SKIPPED + skipped))
+    if [ -z "$tests" ]; then
+        failed "$label: exit $status and no 'Test run with N tests' line (it did not build, or crashed)"
+        PARTS+=("$label: no test run")
+        return
+    fi
+    if [ "$status" != 0 ] && [ "$failed" = 0 ]; then
+        failed "$label: exit $status with no failed test"
+    fi
+    PARTS+=("$label: $tests test$([ "$tests" = 1 ] || echo s)")
+}
+
+if ! run_part build ./build-sqlcipher.sh --test-tools; then
+    failed "the build (./build-sqlcipher.sh --test-tools): nothing else can run without it"
+    summary
+    exit 1
+fi
+
 # Two runs: the build-pipeline tests spend minutes waiting on child builds (consumer packages, a second
 # checkout), and on 2 cores they would hold the threads the other suites need; apart, neither starves.
-swift test --skip BuildPipelineTests
-swift test --skip-build --filter BuildPipelineTests
-Tests/Upstream/run-upstream.sh
-Tests/Fuzz/fuzz.sh 60
+run_part "swift test" swift test --skip BuildPipelineTests
+count_swift_run "swift test" $?
+run_part "swift test BuildPipelineTests" swift test --skip-build --filter BuildPipelineTests
+count_swift_run "swift test BuildPipelineTests" $?
+
+# Upstream: one count per test file, the suite runner included (its lines "  FILE  N tests, 0 errors", printed
+# only when all passed).
+if run_part upstream Tests/Upstream/run-upstream.sh; then
+    files=$(grep -cE '^  sqlcipher[^ ]*\.test +[0-9]+ tests, 0 errors' "$LOGS/upstream.log")
+    if [ "$files" -gt 0 ]; then
+        PASSED=$((PASSED + files))
+        PARTS+=("upstream: $files files")
+    else
+        failed "upstream: exit 0 but no file reported"
+    fi
+else
+    failed "upstream: $(short "$(grep -E '^run-upstream.sh: error: ' "$LOGS/upstream.log" | tail -n1 \
+        || tail -n1 "$LOGS/upstream.log")")"
+    PARTS+=("upstream: failed")
+fi
+
+if run_part fuzz Tests/Fuzz/fuzz.sh 60; then
+    PASSED=$((PASSED + 1))
+    PARTS+=("fuzz: 1 run")
+else
+    failed "fuzz: $(short "$(grep -E '^fuzz.sh: FAILED' "$LOGS/fuzz.log" | tail -n1 || tail -n1 "$LOGS/fuzz.log")")"
+    PARTS+=("fuzz: failed")
+fi
+
+summary
+[ "$FAILED" = 0 ]

@@ -4,26 +4,35 @@ import Glibc
 import ReliabilitySupport
 import SQLCipherKit
 
-/// `memory-scan FOLDER [--leak] [--open]`: uses a passphrase and a raw key for everything that handles keys —
-/// open, write, rekey, a failed open with the old key, pools (which derive the key themselves), export —
-/// releases them all, then reads every readable byte of its own memory (/proc/self/mem) looking for any 8-byte
-/// piece of the passphrase or the raw key, or 16-digit piece of the raw key in hex. Reports `scanned BYTES`, one
-/// `hit …` line per copy found, then `hits N`.
+/// `memory-scan FOLDER [--leak] [--open [--leak-raw]]`: uses a passphrase and a raw key for everything that
+/// handles keys — open, write, rekey, a failed open with the old key, pools (which derive the key themselves),
+/// export — releases them all, then reads every readable byte of its own memory (/proc/self/mem) looking for any
+/// 8-byte piece of the passphrase or the raw key, or 16-digit piece of the raw key in hex. Reports
+/// `scanned BYTES`, one `hit …` line per copy found, then `hits N`.
 ///
 /// `--open` keeps two connections keyed with the raw key open during the scan: one that has just written (its
 /// codec encrypted pages) and one that has just read the file cold (its codec decrypted them), and looks for the
-/// raw key's bytes only. Between pages SQLCipher holds its keys masked (`sqlcipher_shield`), and SQLCipherKit's
+/// raw key's bytes only. After the scan it reports what it held open: `open CONNECTIONS`, `encrypted PAGES` (the
+/// pages the writer's commit added to the file) and `decrypted PAGES` (the pages of the file, all of which the
+/// reader read cold). Between pages SQLCipher holds its keys masked (`sqlcipher_shield`), and SQLCipherKit's
 /// crypto provider must leave no key schedule behind either; the hex text stays out of this scan because
 /// SQLCipher keeps the key material it was given (`x'…'`) for ATTACH as long as the connection is open.
 ///
 /// The secrets are generated in place from RELIABILITY_SEED and zeroed after the keys are made; the scan's
 /// patterns are stored masked, so that they are not themselves a copy. `--leak` keeps one copy of the
-/// passphrase alive: the negative control proving that the scan finds a copy that is there.
+/// passphrase alive, `--leak-raw` (with `--open`) one of the raw key: the negative controls proving that each
+/// scan finds a copy that is there. Any other argument is refused: a mistyped flag must not scan another case.
 enum MemoryScan {
     private static let mask: UInt8 = 0x5A
 
     static func run(_ arguments: [String]) {
-        guard let folder = arguments.first else { fail(usage: "memory-scan FOLDER [--leak] [--open]") }
+        let usage = "memory-scan FOLDER [--leak] [--open [--leak-raw]]"
+        guard let folder = arguments.first,
+              arguments.dropFirst().allSatisfy({ ["--leak", "--open", "--leak-raw"].contains($0) }) else {
+            fail(usage: usage)
+        }
+        let keepOpen = arguments.contains("--open")
+        if arguments.contains("--leak-raw") && !keepOpen { fail(usage: usage) }
         let seed = environmentSeed()
         var passphrase = secret(seed: seed, count: 24, alphabet: Array("abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789".utf8))
         var raw = secret(seed: seed &+ 1, count: 32, alphabet: nil)
@@ -35,21 +44,28 @@ enum MemoryScan {
             + pieces("raw key HEX", maskedHex(raw, digits: Array("0123456789ABCDEF".utf8)), size: 16)
         // Sharing the buffer makes the wipe below copy-on-write: the leaked copy keeps the passphrase.
         let leaked: [UInt8]? = arguments.contains("--leak") ? passphrase : nil
-        let keepOpen = arguments.contains("--open")
+        let leakedRaw: [UInt8]? = arguments.contains("--leak-raw") ? raw : nil
 
         var open: [Database] = []
+        var pages = (encrypted: 0, decrypted: 0)
         orFail("exercise") {
             let passphraseKey = try Key.passphrase(bytes: passphrase)
             let rawKey = try Key.rawKey(raw)
             KeyMemory.wipe(&passphrase)
             KeyMemory.wipe(&raw)
             try exercise(folder: folder, passphrase: passphraseKey, raw: rawKey)
-            if keepOpen { open = try openConnections(folder: folder, raw: rawKey) }
+            if keepOpen { (open, pages) = try openConnections(folder: folder, raw: rawKey) }
         }
 
-        withExtendedLifetime((leaked, open)) {
+        withExtendedLifetime((leaked, leakedRaw, open)) {
             let (scanned, hits) = scan(for: keepOpen ? patterns : patterns + textPatterns)
             report("scanned \(scanned)")
+            if keepOpen {
+                // Counted after the scan: these connections were open all through it.
+                report("open \(open.filter { !$0.isClosed }.count)")
+                report("encrypted \(pages.encrypted)")
+                report("decrypted \(pages.decrypted)")
+            }
             for hit in hits { report("hit \(hit)") }
             report("hits \(hits.count)")
         }
@@ -78,16 +94,22 @@ enum MemoryScan {
     }
 
     /// `--open`: a connection that has just written and one that has just read the file from disk, both keyed
-    /// with the raw key and returned open.
-    private static func openConnections(folder: String, raw: Key) throws -> [Database] {
+    /// with the raw key and returned open, with the pages the writer's commit added (each encrypted by its codec)
+    /// and the pages of the file the reader read cold (each decrypted by its codec: `t` and the schema fill the
+    /// file, and the sum reads every page of `t`).
+    private static func openConnections(folder: String, raw: Key) throws
+        -> (connections: [Database], pages: (encrypted: Int, decrypted: Int)) {
         let path = folder + "/memory-scan.db"
         let writer = try Database(path: path, key: raw)
+        let before = try writer.scalar(Int.self, "PRAGMA page_count") ?? 0
         try writer.execute("INSERT INTO t VALUES (randomblob(20000))")
+        let after = try writer.scalar(Int.self, "PRAGMA page_count") ?? 0
         let reader = try Database(path: path, key: raw)
         guard try reader.scalar(Int.self, "SELECT sum(length(x)) FROM t") == 20_003 else {
             fail("the reader did not read back what the writer wrote")
         }
-        return [writer, reader]
+        let read = try reader.scalar(Int.self, "PRAGMA page_count") ?? 0
+        return ([writer, reader], (after - before, read))
     }
 
     /// `count` bytes from a seeded generator, drawn from `alphabet` (nil: any byte).

@@ -126,7 +126,7 @@ struct ReleasePackageTests {
         let expectations: [(file: String, must: [String], mustNot: [String])] = [
             ("lib/libSQLCipherKit.a.NOTICES.txt", ["MIT License", "ZETETIC LLC", "disclaims copyright"], ["Licence: Apache-2.0"]),
             ("lib/libsqlcipher.a.NOTICES.txt", ["ZETETIC LLC", "disclaims copyright"], ["Licence: Apache-2.0"]),
-            ("bin/sqlcipherkit.NOTICES.txt", ["ZETETIC LLC", "Swift runtime", "swift-argument-parser", "ICU"], []),
+            ("bin/sqlcipherkit.NOTICES.txt", ["ZETETIC LLC", "Swift runtime", "swift-argument-parser"], []),
             ("SQLCipherEngine.artifactbundle/THIRD_PARTY_NOTICES.txt", ["ZETETIC LLC", "OpenSSL libcrypto"], []),
             ("LICENSE", ["MIT License", "The SQLCipherKit authors"], []),
         ]
@@ -135,6 +135,28 @@ struct ReleasePackageTests {
             for phrase in must { #expect(text.contains(phrase), "\(file) lacks \(phrase)") }
             for phrase in mustNot { #expect(!text.contains(phrase), "\(file) holds \(phrase)") }
         }
+        // The CLI's Foundation carries ICU: its own section (heading, licence line), holding ICU's own text
+        // (Unicode's copyright and the permission notice), not a phrase other licences contain as well.
+        let cli = try String(contentsOfFile: Repository.dist + "/bin/sqlcipherkit.NOTICES.txt", encoding: .utf8)
+        let icu = Self.noticeSection(cli, titled: "ICU code and data inside Foundation (Unicode, Inc.)")
+        #expect(icu?.licence == "Licence: Unicode / ICU licence", "no ICU section in the CLI's notices")
+        #expect(icu?.body.contains("Upstream-Name: ICU") == true, "the ICU section lacks ICU's licence text")
+        #expect(icu?.body.contains(/Copyright.* Unicode, Inc\./) == true, "the ICU section lacks Unicode's copyright")
+        #expect(icu?.body.contains("Permission is hereby granted") == true,
+                "the ICU section lacks its permission notice")
+    }
+
+    /// The section of a notices file (BuildSupport/notices.py: a rule, the title, the licence line, a rule, then
+    /// the texts up to the next rule) whose title is `title`: its licence line and body, or nil.
+    static func noticeSection(_ text: String, titled title: String) -> (licence: String, body: String)? {
+        let rule = String(repeating: "=", count: 100)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard let start = lines.indices.first(where: { index in
+            index >= 1 && index + 2 < lines.count && lines[index - 1] == rule && lines[index] == title
+                && lines[index + 2] == rule
+        }) else { return nil }
+        let body = lines[(start + 3)...].prefix { $0 != rule }
+        return (lines[start + 1], body.joined(separator: "\n"))
     }
 
     @Test("the SBOM validates against CycloneDX's schema (cyclonedx-python-lib), and a broken copy does not")

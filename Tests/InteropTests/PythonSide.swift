@@ -16,7 +16,7 @@ struct PythonSide: Sendable {
         /// Installed and importable.
         case ready(PythonSide)
         /// No package index answered pip (offline): the one case in which the interop tests are skipped, and
-        /// under `CI=true` only with ``offlineSwitch`` set.
+        /// where a skip is not allowed (``skipFails(_:)``) only with ``offlineSwitch`` set.
         case cannotInstall(String)
         /// Installed, but it does not work: the tests run and fail on this.
         case broken(String)
@@ -57,8 +57,24 @@ struct PythonSide: Sendable {
 
     // --------------------------------------------------------------------------------------------- setup ---
 
-    /// Set to 1 to let a run under `CI=true` skip the suite when no package index answers.
+    /// Set (to a true value) to let a run where a skip is not allowed skip the suite when no package index answers.
     static let offlineSwitch = "SQLCIPHERKIT_INTEROP_OFFLINE"
+    /// Set (to a true value) to make a skip fail the run: `.ci/run` sets it, so that CI's policy does not depend on
+    /// what the runner puts in `CI`.
+    static let requireSwitch = "SQLCIPHERKIT_REQUIRE_INTEROP"
+
+    /// Whether an environment variable is set to a true value: anything but nothing, empty, `0`, `false`, `no` or
+    /// `off` (any case). `CI` is a presence flag whose value varies by runner (`true`, `1`, `True`, a name).
+    static func isTrue(_ value: String?) -> Bool {
+        guard let value = value?.trimmingCharacters(in: .whitespaces).lowercased(), !value.isEmpty else { return false }
+        return !["0", "false", "no", "off"].contains(value)
+    }
+
+    /// Whether an interop skip fails the run in `environment`: under CI or with ``requireSwitch``, unless
+    /// ``offlineSwitch`` allows it.
+    static func skipFails(_ environment: [String: String]) -> Bool {
+        (isTrue(environment["CI"]) || isTrue(environment[requireSwitch])) && !isTrue(environment[offlineSwitch])
+    }
 
     /// What pip prints when it could not connect to an index at all (urllib3 and socket errors).
     static let connectionFailures = [
@@ -68,14 +84,15 @@ struct PythonSide: Sendable {
     ]
 
     /// What a failed `pip install` comes to: a skip only when no index answered (pip found no version at all
-    /// and could not connect), and under `CI=true` only with ``offlineSwitch`` set; any other failure (a
-    /// resolver conflict, no wheel for this Python, a build error) is a failure of the suite.
+    /// and could not connect), and where a skip fails the run (``skipFails(_:)``) only with ``offlineSwitch`` set;
+    /// any other failure (a resolver conflict, no wheel for this Python, a build error) is a failure of the suite.
     static func installFailed(_ summary: String, output: String, environment: [String: String]) -> Setup {
         let noIndexAnswered = output.contains("(from versions: none)")
             && connectionFailures.contains { output.contains($0) }
         guard noIndexAnswered else { return .broken(summary) }
-        if environment["CI"] == "true" && environment[offlineSwitch] != "1" {
-            return .broken("\(summary)\nCI=true: an interop skip fails the run unless \(offlineSwitch)=1 is set")
+        if skipFails(environment) {
+            return .broken("\(summary)\nCI or \(requireSwitch) is set: an interop skip fails the run unless "
+                           + "\(offlineSwitch)=1 is set")
         }
         return .cannotInstall(summary)
     }

@@ -1,7 +1,9 @@
+import Foundation
+import ProcessTestSupport
 import Testing
 
-/// When the interop suite may skip: only when no package index answers pip, and under `CI=true` only with the
-/// offline switch. (Not gated on the installation, so it runs wherever the suite would be skipped.)
+/// When the interop suite may skip: only when no package index answers pip, and under CI (any true `CI`) or with
+/// the require switch (`.ci/run` sets it) only with the offline switch. (Not gated on the installation, so it runs wherever the suite would be skipped.)
 @Suite("Interop setup: what a failed sqlcipher3 install comes to")
 struct SetupPolicyTests {
     /// pip 23's output with no index reachable.
@@ -39,10 +41,34 @@ struct SetupPolicyTests {
         #expect(!Self.skips("ERROR: Could not find a version that satisfies the requirement x (from versions: none)"))
     }
 
-    @Test("under CI=true an offline skip fails unless the offline switch is set")
+    @Test("under CI (any true value) an offline skip fails unless the offline switch is set")
     func ciSkipNeedsTheSwitch() {
-        #expect(!Self.skips(Self.offline, ["CI": "true"]))
-        #expect(Self.skips(Self.offline, ["CI": "true", PythonSide.offlineSwitch: "1"]))
-        #expect(Self.skips(Self.offline, ["CI": "false"]))
+        for ci in ["true", "1", "TRUE", "True", "yes", "on", "woodpecker"] {
+            #expect(!Self.skips(Self.offline, ["CI": ci]), "CI=\(ci)")
+            #expect(Self.skips(Self.offline, ["CI": ci, PythonSide.offlineSwitch: "1"]), "CI=\(ci)")
+            #expect(Self.skips(Self.offline, ["CI": ci, PythonSide.offlineSwitch: "true"]), "CI=\(ci)")
+        }
+        for ci in ["false", "0", "no", "off", "FALSE", ""] {
+            #expect(Self.skips(Self.offline, ["CI": ci]), "CI=\(ci)")
+        }
+        #expect(!Self.skips(Self.offline, ["CI": "1", PythonSide.offlineSwitch: "0"]))
+    }
+
+    @Test("with the require switch (and no CI) an offline skip fails unless the offline switch is set")
+    func requireSwitchForbidsTheSkip() {
+        for value in ["1", "true", "yes"] {
+            #expect(!Self.skips(Self.offline, [PythonSide.requireSwitch: value]), "\(value)")
+            #expect(Self.skips(Self.offline, [PythonSide.requireSwitch: value, PythonSide.offlineSwitch: "1"]))
+        }
+        #expect(Self.skips(Self.offline, [PythonSide.requireSwitch: "0"]))
+    }
+
+    @Test(".ci/run sets the require switch, then runs the test command")
+    func ciRunRequiresInterop() throws {
+        let script = try String(contentsOfFile: Repository.path(".ci/run"), encoding: .utf8)
+        let lines = script.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let export = lines.firstIndex { $0 == "export \(PythonSide.requireSwitch)=1" }
+        let exec = lines.firstIndex { $0.hasPrefix("exec ") && $0.hasSuffix("/Tests/run-all.sh\"") }
+        #expect(export.flatMap { export in exec.map { export < $0 } } == true, "\(script)")
     }
 }

@@ -178,10 +178,17 @@ struct SQLPromisesTests {
         #expect(openFindings.isEmpty, "\(openFindings)")
         let findings = try scene.closeAndScan()
         #expect(findings.isEmpty, "\(findings)")
-        if FileManager.default.fileExists(atPath: copy) {
-            // The copy opens with the same key and holds the rows.
+        // VACUUM [main] INTO must have written the copy: encrypted (not plaintext, no marker), opening with the
+        // same key, holding the rows. No other path writes it.
+        let writesCopy = path.sql.contains("INTO '{dir}/vacuumed.db'")
+        #expect(FileManager.default.fileExists(atPath: copy) == writesCopy, "\(copy) written: \(!writesCopy)")
+        if writesCopy, FileManager.default.fileExists(atPath: copy) {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: copy))
+            #expect(bytes.count >= 4096 && !bytes.starts(with: Data("SQLite format 3\0".utf8)), "the copy is plaintext")
+            #expect(!data(bytes, contains: scene.marker), "the copy holds the marker in plaintext")
             let reopened = try Database(path: copy, key: scene.key, mode: .readOnly)
-            #expect(try reopened.scalar(Int.self, "SELECT count(*) FROM t") == Scene.rowCount)
+            #expect(try reopened.scalar(Int.self, "SELECT count(*) FROM t WHERE x LIKE ?", ["\(scene.marker)-%"])
+                    == Scene.rowCount)
         }
         #expect(!FileManager.default.fileExists(atPath: scene.folder.file("vacuumed-temp.db")))
     }

@@ -5,7 +5,8 @@ import Testing
 
 /// Several processes, one encrypted database: four `ReliabilityHelper concurrent-writer` children writing through
 /// the API and a loop of `sqlcipherkit query` processes writing through the CLI, all at once, on one WAL
-/// database, each with a busy timeout. A fixed amount of work, not a deadline.
+/// database, each with a busy timeout. A fixed amount of work, not a deadline. The commits' order in the table
+/// (rowid) shows that the writers overlapped: every writer's span of rows meets every other's.
 @Suite("Reliability: several processes, one database")
 struct MultiProcessTests {
     static let apiWriters = 4
@@ -103,13 +104,31 @@ struct MultiProcessTests {
         var present = Set<String>()
         var wrongPIDs: [String] = []
         let pids = Dictionary(uniqueKeysWithValues: children.map { ($0.name, $0.pid) })
-        for row in try reader.fetchAll("SELECT writer, sequence, pid FROM commits") {
+        // In commit order: SQLite gives each new row the next rowid.
+        var order: [String] = []
+        for row in try reader.fetchAll("SELECT writer, sequence, pid FROM commits ORDER BY rowid") {
             let writer = try row.get(0, as: String.self), sequence = try row.get(1, as: Int.self)
             let pid = try row.get(2, as: Int.self)
             present.insert("\(writer) \(sequence)")
+            order.append(writer)
             if pid != (pids[writer] ?? 0) { wrongPIDs.append("\(writer) \(sequence) pid \(pid)") }
         }
         reader.close()
+        // The writers overlapped: each one's span (its first to its last commit) meets every other writer's, and
+        // the CLI's meets the API writers'. Serialized writers would each occupy a span of their own.
+        let spans = Self.spans(of: order)
+        let writers = children.map(\.name), spanList = spans.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+        for (index, first) in writers.enumerated() {
+            for second in writers.dropFirst(index + 1) {
+                #expect(Self.overlap(spans[first], spans[second]),
+                        "\(first) and \(second) did not write at the same time; commit spans: \(spanList)")
+            }
+        }
+        let apiSpan = writers.compactMap { spans[$0] }.reduce(nil as ClosedRange<Int>?) { union, span in
+            union.map { min($0.lowerBound, span.lowerBound)...max($0.upperBound, span.upperBound) } ?? span
+        }
+        #expect(Self.overlap(spans["cli"], apiSpan), "the CLI did not write while the API writers did: \(spanList)")
+        let switches = zip(order, order.dropFirst()).filter { $0 != $1 }.count
         let missing = acknowledged.subtracting(present), unacknowledged = present.subtracting(acknowledged)
         #expect(missing.count == 0, "\(missing.count) acknowledged commits are missing: \(missing.sorted().prefix(5))")
         #expect(unacknowledged.count == 0,
@@ -122,7 +141,23 @@ struct MultiProcessTests {
         print("RELIABILITY several processes, one database: \(Self.apiWriters) API writers × \(Self.commitsPerWriter) "
               + "+ CLI × \(Self.cliCommits); \(acknowledged.count) acknowledged, \(missing.count) missing, "
               + "\(errors.count) errors (\(busy.count) busy); integrity ok: \(report.failures.isEmpty); "
+              + "commits interleaved: \(switches) changes of writer in commit order (spans \(spanList)); "
               + "API writers done after \(String(format: "%.1f", apiElapsed)) s, all after "
               + "\(String(format: "%.1f", elapsed)) s")
+    }
+
+    /// Each writer's span in `order` (the writers of the rows in commit order): its first to its last row.
+    static func spans(of order: [String]) -> [String: ClosedRange<Int>] {
+        var spans: [String: ClosedRange<Int>] = [:]
+        for (position, writer) in order.enumerated() {
+            spans[writer] = spans[writer].map { $0.lowerBound...position } ?? position...position
+        }
+        return spans
+    }
+
+    /// Whether two spans share a stretch of the commit order (false when either is missing).
+    static func overlap(_ first: ClosedRange<Int>?, _ second: ClosedRange<Int>?) -> Bool {
+        guard let first, let second else { return false }
+        return first.overlaps(second)
     }
 }
