@@ -3,7 +3,8 @@ import ProcessTestSupport
 import Testing
 
 /// When the interop suite may skip: only when no package index answers pip, and under CI (any true `CI`) or with
-/// the require switch (`.ci/run` sets it) only with the offline switch. (Not gated on the installation, so it runs wherever the suite would be skipped.)
+/// the require switch (`.ci/run` sets it) only with the offline switch. (Not gated on the installation, so it
+/// runs wherever the suite would be skipped.)
 @Suite("Interop setup: what a failed sqlcipher3 install comes to")
 struct SetupPolicyTests {
     /// pip 23's output with no index reachable.
