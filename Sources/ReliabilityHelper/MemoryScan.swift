@@ -4,7 +4,7 @@ import Glibc
 import ReliabilitySupport
 import SQLCipherKit
 
-/// `memory-scan FOLDER [--leak] [--open [--leak-raw]]`: uses a passphrase and a raw key for everything that
+/// `memory-scan FOLDER [--leak] [--open [--leak-raw]] [--leak-derived]`: uses a passphrase and a raw key for everything that
 /// handles keys — open, write, rekey, a failed open with the old key, pools (which derive the key themselves),
 /// export — releases them all, then reads every readable byte of its own memory (/proc/self/mem) looking for any
 /// 8-byte piece of the passphrase or the raw key, or 16-digit piece of the raw key in hex. Reports
@@ -18,17 +18,23 @@ import SQLCipherKit
 /// crypto provider must leave no key schedule behind either; the hex text stays out of this scan because
 /// SQLCipher keeps the key material it was given (`x'…'`) for ATTACH as long as the connection is open.
 ///
+/// Both scans also look for what SQLCipher and the crypto provider derive from the raw key for that database
+/// (``DerivedKeys``: the HMAC key, its key pads, AES-256's encryption and decryption round keys), reported under
+/// those names; `derived N` says how many patterns that added, `expansion ok` that the AES key expansion gives
+/// FIPS-197's example.
+///
 /// The secrets are generated in place from RELIABILITY_SEED and zeroed after the keys are made; the scan's
 /// patterns are stored masked, so that they are not themselves a copy. `--leak` keeps one copy of the
-/// passphrase alive, `--leak-raw` (with `--open`) one of the raw key: the negative controls proving that each
-/// scan finds a copy that is there. Any other argument is refused: a mistyped flag must not scan another case.
+/// passphrase alive, `--leak-raw` (with `--open`) one of the raw key, `--leak-derived` one of every derived
+/// secret: the negative controls proving that each scan finds a copy that is there. Any other argument is refused: a mistyped flag must not scan another case.
 enum MemoryScan {
     private static let mask: UInt8 = 0x5A
 
     static func run(_ arguments: [String]) {
-        let usage = "memory-scan FOLDER [--leak] [--open [--leak-raw]]"
+        let usage = "memory-scan FOLDER [--leak] [--open [--leak-raw]] [--leak-derived]"
         guard let folder = arguments.first,
-              arguments.dropFirst().allSatisfy({ ["--leak", "--open", "--leak-raw"].contains($0) }) else {
+              arguments.dropFirst().allSatisfy({ ["--leak", "--open", "--leak-raw", "--leak-derived"].contains($0) })
+        else {
             fail(usage: usage)
         }
         let keepOpen = arguments.contains("--open")
@@ -45,6 +51,9 @@ enum MemoryScan {
         // Sharing the buffer makes the wipe below copy-on-write: the leaked copy keeps the passphrase.
         let leaked: [UInt8]? = arguments.contains("--leak") ? passphrase : nil
         let leakedRaw: [UInt8]? = arguments.contains("--leak-raw") ? raw : nil
+        let maskedRaw = raw.map { $0 ^ mask }
+        guard DerivedKeys.expansionMatchesFIPS197() else { fail("the AES key expansion does not give FIPS-197's example") }
+        report("expansion ok")
 
         var open: [Database] = []
         var pages = (encrypted: 0, decrypted: 0)
@@ -56,9 +65,20 @@ enum MemoryScan {
             try exercise(folder: folder, passphrase: passphraseKey, raw: rawKey)
             if keepOpen { (open, pages) = try openConnections(folder: folder, raw: rawKey) }
         }
+        // The raw-keyed database's salt, now that it exists; everything derived from it, masked.
+        guard let file = fopen(folder + "/memory-scan.db", "rb") else { fail("no memory-scan.db") }
+        var salt = [UInt8](repeating: 0, count: 16)
+        let read = fread(&salt, 1, 16, file)
+        fclose(file)
+        guard read == 16 else { fail("memory-scan.db is shorter than its salt") }
+        let derived = DerivedKeys.masked(key: maskedRaw, salt: salt, mask: mask)
+        let derivedPatterns = derived.flatMap { pieces($0.name, $0.masked, size: 8) }
+        report("derived \(derivedPatterns.count)")
+        let leakedDerived: [UInt8]? = arguments.contains("--leak-derived")
+            ? derived.flatMap { $0.masked.map { $0 ^ mask } } : nil
 
-        withExtendedLifetime((leaked, leakedRaw, open)) {
-            let (scanned, hits) = scan(for: keepOpen ? patterns : patterns + textPatterns)
+        withExtendedLifetime((leaked, leakedRaw, leakedDerived, open)) {
+            let (scanned, hits) = scan(for: (keepOpen ? patterns : patterns + textPatterns) + derivedPatterns)
             report("scanned \(scanned)")
             if keepOpen {
                 // Counted after the scan: these connections were open all through it.
@@ -135,9 +155,22 @@ enum MemoryScan {
     }
 
     /// Scans every readable mapping of this process for the unmasked patterns: the bytes scanned and the hits.
+    ///
+    /// One pass over the memory, whatever the number of patterns: a table of the patterns' first two bytes
+    /// (two bytes of a piece are not a copy of it) picks the offsets worth comparing.
     private static func scan(for patterns: [(name: String, masked: [UInt8])]) -> (Int, [String]) {
         let chunk = 1 << 20
         let overlap = patterns.map(\.masked.count).max()! - 1
+        var byPrefix = [[Int]](repeating: [], count: 1 << 16)
+        // The same as flags, read through a pointer: the loop below runs once a byte, in a debug build too.
+        let hasPrefix = UnsafeMutablePointer<Bool>.allocate(capacity: 1 << 16)
+        hasPrefix.initialize(repeating: false, count: 1 << 16)
+        defer { hasPrefix.deallocate() }
+        for (index, pattern) in patterns.enumerated() {
+            let prefix = Int(pattern.masked[0] ^ mask) << 8 | Int(pattern.masked[1] ^ mask)
+            byPrefix[prefix].append(index)
+            hasPrefix[prefix] = true
+        }
         // The read buffer is a mapping of its own, left out of the scan (it holds copies of what it read).
         guard let buffer = mmap(nil, chunk + overlap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
               buffer != MAP_FAILED else { fail("mmap failed") }
@@ -155,34 +188,28 @@ enum MemoryScan {
                 let length = Int(min(UInt(chunk + overlap), region.end - address))
                 let count = pread(memory, buffer, length, Int(bitPattern: address))
                 if count <= 0 { break }  // unreadable (guard pages, special mappings)
-                let bytes = UnsafeRawBufferPointer(start: buffer, count: count)
-                for pattern in patterns {
-                    for offset in occurrences(of: pattern.masked, in: bytes) where offset < chunk {
-                        hits.append("\(pattern.name) at 0x\(String(address + UInt(offset), radix: 16)) in \(region.name)")
+                let bytes = buffer.assumingMemoryBound(to: UInt8.self)
+                var offset = 0
+                let end = min(count - 1, chunk)
+                while offset < end {
+                    let prefix = Int(bytes[offset]) << 8 | Int(bytes[offset + 1])
+                    guard hasPrefix[prefix] else {
+                        offset += 1
+                        continue
                     }
+                    for index in byPrefix[prefix] {
+                        let masked = patterns[index].masked
+                        guard offset + masked.count <= count,
+                              (2..<masked.count).allSatisfy({ bytes[offset + $0] ^ mask == masked[$0] }) else { continue }
+                        hits.append("\(patterns[index].name) at 0x\(String(address + UInt(offset), radix: 16)) in \(region.name)")
+                    }
+                    offset += 1
                 }
                 scanned += min(count, chunk)
                 address += UInt(chunk)
             }
         }
         return (scanned, hits)
-    }
-
-    /// Offsets in `bytes` where the unmasked `masked` pattern starts.
-    private static func occurrences(of masked: [UInt8], in bytes: UnsafeRawBufferPointer) -> [Int] {
-        var found: [Int] = []
-        guard let base = bytes.baseAddress, bytes.count >= masked.count else { return found }
-        let first = Int32(masked[0] ^ mask)
-        var offset = 0
-        while offset <= bytes.count - masked.count,
-              let match = memchr(base + offset, first, bytes.count - masked.count + 1 - offset) {
-            let start = base.distance(to: UnsafeRawPointer(match))
-            if (1..<masked.count).allSatisfy({ bytes[start + $0] ^ mask == masked[$0] }) {
-                found.append(start)
-            }
-            offset = start + 1
-        }
-        return found
     }
 
     private struct Region {

@@ -6,7 +6,8 @@ import Testing
 /// derive the key themselves) and released, the child scans all of its own readable memory for the passphrase
 /// and the raw key (bytes and hex); and with connections still open, for the raw key's bytes (SQLCipher masks
 /// its keys between pages; the crypto provider must keep no key schedule), checking that the child did hold them
-/// open. Each scan has a control that keeps a copy of a key alive and must find it. The in-process check of the
+/// open. Both also look for what is derived from the raw key (the HMAC key, its pads, AES round keys). Each scan
+/// has a control that keeps a copy of a key alive and must find it. The in-process check of the
 /// released buffer itself is in KeyTests.
 @Suite("Reliability: key hygiene")
 struct KeyHygieneTests {
@@ -17,6 +18,7 @@ struct KeyHygieneTests {
         let result = try Self.scan(folder: folder.path)
         #expect(result.hits == 0, "\(result.lines)")
         #expect(result.scanned > 10_000_000, "the scan read only \(result.scanned) bytes")
+        Self.expectDerivedPatterns(result.lines)
         print("RELIABILITY key hygiene: \(result.scanned / 1_000_000) MB of process memory scanned, "
               + "\(result.hits) copies of the keys, \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
     }
@@ -28,6 +30,7 @@ struct KeyHygieneTests {
         #expect(result.hits == 0, "\(result.lines)")
         #expect(result.scanned > 10_000_000, "the scan read only \(result.scanned) bytes")
         Self.expectHeldOpen(result.lines)
+        Self.expectDerivedPatterns(result.lines)
     }
 
     @Test("Control: with connections open, the scan finds a copy of the raw key that is kept alive")
@@ -50,6 +53,26 @@ struct KeyHygieneTests {
         #expect(value("decrypted") > value("encrypted"), "the reader decrypted no pages before the scan: \(lines)")
     }
 
+    @Test("Control: with connections open, the scan finds each derived secret kept alive (HMAC key, pads, AES rounds)")
+    func openScanFindsDerivedLeaks() throws {
+        let folder = try TemporaryDirectory()
+        let result = try Self.scan(folder: folder.path, open: true, leakDerived: true)
+        for name in Self.derivedNames {
+            #expect(result.lines.contains { $0.hasPrefix("hit \(name) [") }, "no hit for \(name): \(result.lines)")
+        }
+        Self.expectHeldOpen(result.lines)
+    }
+
+    /// The secrets SQLCipher and the provider derive from the raw key (ReliabilityHelper's DerivedKeys): each scan
+    /// looks for them too, and reports how many patterns that added.
+    static let derivedNames = ["HMAC key", "HMAC key^ipad", "HMAC key^opad", "AES round keys",
+                               "AES decryption round keys"]
+
+    static func expectDerivedPatterns(_ lines: [String]) {
+        #expect(lines.contains("expansion ok"), "the helper's AES key expansion was not checked: \(lines)")
+        #expect(lines.contains("derived 64"), "the scan did not look for the derived secrets: \(lines)")
+    }
+
     @Test("Control: the scan finds a copy of the passphrase that is kept alive")
     func scanFindsALeak() throws {
         let folder = try TemporaryDirectory()
@@ -58,10 +81,11 @@ struct KeyHygieneTests {
         #expect(result.lines.contains { $0.hasPrefix("hit passphrase") }, "\(result.lines)")
     }
 
-    static func scan(folder: String, leak: Bool = false, open: Bool = false, leakRaw: Bool = false) throws
-        -> (scanned: Int, hits: Int, lines: [String]) {
+    static func scan(folder: String, leak: Bool = false, open: Bool = false, leakRaw: Bool = false,
+                     leakDerived: Bool = false) throws -> (scanned: Int, hits: Int, lines: [String]) {
         let seed = UInt64.random(in: 1...UInt64.max >> 1)
         let flags = (leak ? ["--leak"] : []) + (open ? ["--open"] : []) + (leakRaw ? ["--leak-raw"] : [])
+            + (leakDerived ? ["--leak-derived"] : [])
         let child = try HelperProcess(["memory-scan", folder] + flags, environment: ["RELIABILITY_SEED": "\(seed)"])
         var lines: [String] = []
         while let line = child.readLine() { lines.append(line) }
