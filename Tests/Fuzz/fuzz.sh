@@ -329,6 +329,8 @@ case $ACTION in
         ;;
 
     campaign | campaign-api)
+        make_scratch
+        fuzzer_env
         # shellcheck source=campaign.sh
         source "$FUZZ_SRC/campaign.sh"
         if [ "$ACTION" = campaign ]; then run_campaign; else run_api_campaign; fi
