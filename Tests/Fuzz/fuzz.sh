@@ -38,7 +38,7 @@ Environment: FUZZ_CLANG (compiler; default: clang on PATH, else /opt/swift/usr/b
   the per-run scratch folder goes; default /dev/shm when writable, else /tmp), FUZZ_KNOWN_ISSUES=1 (stop
   steering around the known engine bugs listed in Tests/Fuzz/README.md), FUZZ_CAMPAIGN_DIR (the campaign's
   folder; default Vendor/cache/fuzz-campaign), FUZZ_SAMPLE_SECONDS (the campaign's coverage sampling period;
-  default 300), ASAN_OPTIONS, UBSAN_OPTIONS.
+  default 300), FUZZ_TIMEOUT (the campaign's per-input time-out; default 30 s), ASAN_OPTIONS, UBSAN_OPTIONS.
 EOF
 }
 
