@@ -123,13 +123,17 @@ run_campaign() {
     if [ -f "$CAMPAIGN_DIR/findings.tsv" ]; then cat "$CAMPAIGN_DIR/findings.tsv"; fi
 }
 
-# The Swift API fuzz in a loop with a new seed each round. Builds the test bundle once (swift build).
+# The Swift API fuzz in a loop with a new seed each round. Builds the test bundle once (swift build), then runs
+# it directly (not through `swift test`, which would hold SwiftPM's lock on .build for the whole campaign).
 run_api_campaign() {
     [ "$SECONDS_GIVEN" -eq 1 ] || SECONDS_TO_RUN=3600
     mkdir -p "$CAMPAIGN_DIR/logs"
     [ -f "$CAMPAIGN_DIR/api.tsv" ] || printf 'time\tseed\tstatus\tseconds\tsummary\n' >"$CAMPAIGN_DIR/api.tsv"
     (cd "$ROOT" && swift build --build-tests >"$CAMPAIGN_DIR/logs/api-build.log" 2>&1) ||
         { tail -n 30 "$CAMPAIGN_DIR/logs/api-build.log"; echo "fuzz.sh: swift build --build-tests failed"; return 1; }
+    local bundle
+    bundle=$(cd "$ROOT" && swift build --show-bin-path)/SQLCipherKitPackageTests.xctest
+    [ -x "$bundle" ] || { echo "fuzz.sh: no test bundle at $bundle"; return 1; }
     local start deadline seed rc log took line rounds=0 failures=0
     start=$(date +%s)
     deadline=$((start + SECONDS_TO_RUN))
@@ -139,7 +143,8 @@ run_api_campaign() {
         log=$CAMPAIGN_DIR/logs/api-$seed.log
         took=$(date +%s)
         set +e
-        (cd "$ROOT" && RELIABILITY_SEED=$seed swift test --skip-build --filter 'APIFuzzTests/fuzz' >"$log" 2>&1)
+        (cd "$ROOT" && RELIABILITY_SEED=$seed "$bundle" --testing-library swift-testing --filter 'APIFuzzTests/fuzz' \
+            >"$log" 2>&1)
         rc=$?
         set -e
         took=$(($(date +%s) - took))
