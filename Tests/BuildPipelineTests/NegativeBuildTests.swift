@@ -49,8 +49,6 @@ struct NegativeBuildTests {
             // as a mislinked engine would.
             int sqlite3_key_v2(void *db, const char *name, const void *key, int length) { return 0; }
             int sqlite3_rekey_v2(void *db, const char *name, const void *key, int length) { return 0; }
-            // Nor SQLCipherKit's record of its local changes, which the build appends to the amalgamation.
-            const char *sqlcipherkit_local_changes(void) { return ""; }
 
             // With PRETEND_SQLCIPHER set, an engine that lies: a VFS shim answers PRAGMA cipher_version for
             // database files (SQLITE_FCNTL_PRAGMA), so opens pass the version check and write plaintext.
