@@ -23,6 +23,8 @@ source "$ROOT/BuildSupport/build/output.sh"
 source "$ROOT/BuildSupport/build/prerequisites.sh"
 # shellcheck source=BuildSupport/build/source.sh
 source "$ROOT/BuildSupport/build/source.sh"
+# shellcheck source=BuildSupport/build/local-changes.sh
+source "$ROOT/BuildSupport/build/local-changes.sh"
 # shellcheck source=BuildSupport/build/engine.sh
 source "$ROOT/BuildSupport/build/engine.sh"
 # shellcheck source=BuildSupport/build/swift.sh

@@ -25,6 +25,24 @@ def sha256(path):
     return digest.hexdigest()
 
 
+def local_changes(changes):
+    """SQLCipherKit's local changes to the generated SQLite source (Vendor/sqlcipher.pin, PIN_LOCAL_CHANGES) as
+    CycloneDX pedigree patches on the SQLite component, plus one property listing their names."""
+    if not changes:
+        return {}
+    patches = [{
+        "type": "unofficial",
+        "diff": {"text": {"contentType": "text/x-diff", "content":
+                          f"{change['function']}():\n-{change['match']}\n+{change['replace']}\n"}},
+        "resolves": [{"type": "defect", "id": change["name"], "name": change["name"],
+                      "description": change["reason"]}],
+    } for change in changes]
+    return {"pedigree": {"patches": patches, "notes": "SQLCipherKit's one-line local changes to the generated "
+                         "amalgamation (Vendor/sqlcipher.pin, PIN_LOCAL_CHANGES)"},
+            "properties": [{"name": "sqlcipherkit:localChanges",
+                            "value": " ".join(change["name"] for change in changes)}]}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", required=True)
@@ -54,6 +72,7 @@ def main():
             "description": f"SQLite {sqlite}, the baseline SQLCipher {sqlcipher} is built on (inside its tarball)",
             "licenses": [{"license": {"id": "blessing"}}],
             "purl": f"pkg:generic/sqlite@{sqlite}",
+            **local_changes(facts.get("localChanges", [])),
         },
         {
             "bom-ref": "openssl", "type": "library", "name": "OpenSSL libcrypto", "version": openssl,

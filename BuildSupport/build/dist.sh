@@ -6,7 +6,7 @@
 write_pin_json() {
     local args=(sqlcipherVersion="$PIN_VERSION" sqliteVersion="$PIN_SQLITE_VERSION" tarball="$PIN_TARBALL"
         sha256="$PIN_SHA256" cachedTarball="$CACHE_DIR/$PIN_TARBALL" "sources:=[]" "configureFlags:=[]"
-        "compileFlags:=[]" "upstreamTests:={}") f entry
+        "compileFlags:=[]" "upstreamTests:={}" "localChanges:=$(local_changes_json)") f entry
     for f in "${PIN_SOURCES[@]}"; do args+=("sources[]=$f"); done
     for f in "${PIN_CONFIGURE_FLAGS[@]}"; do args+=("configureFlags[]=$f"); done
     for f in "${PIN_CFLAGS[@]}"; do args+=("compileFlags[]=$f"); done
@@ -25,7 +25,7 @@ write_pkg_config() {
 write_manifest() {
     local dir=$1 triple=$2 args=() f
     args=(sqlcipherVersion="$PIN_VERSION" sqliteVersion="$PIN_SQLITE_VERSION" sourceTarball="$PIN_TARBALL"
-        sourceSHA256="$PIN_SHA256" "compileFlags:=[]")
+        sourceSHA256="$PIN_SHA256" "compileFlags:=[]" "localChanges:=$(local_changes_json)")
     for f in "${PIN_CFLAGS[@]}"; do args+=("compileFlags[]=$f"); done
     args+=(cCompiler="$(cc_version)" swiftVersion="$(swift_version_line)" targetTriple="$triple"
         "archives>lib/libSQLCipherKit.a=$(sha256_of "$dir/lib/libSQLCipherKit.a")"

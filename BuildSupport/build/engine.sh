@@ -30,6 +30,7 @@ make_amalgamation() {
     [ -s "$work/build/sqlite3.c" ] || die "make sqlite3.c produced no sqlite3.c"
     has_provider "$work/build/sqlite3.c" \
         || die "the generated sqlite3.c lacks SQLCipherKit's provider (EXTRA_SRC was not appended)"
+    apply_local_changes "$work/build/sqlite3.c"
     cp "$work/build/sqlite3.c" "$work/build/sqlite3.h" "$into/"
 }
 
@@ -44,7 +45,7 @@ check_amalgamation() {
 generate_amalgamation() {
     local dir=$BUILD_DIR/amalgamation stamp_file=$BUILD_DIR/amalgamation.stamp stamp
     stamp=$(stamp_of "$PIN_SHA256" "$PIN_TARBALL" "${PIN_CONFIGURE_FLAGS[@]}" "${PIN_CFLAGS[@]}" \
-        "$(sha256_of "$PROVIDER_SOURCE")" amalgamation-v3)
+        "$(sha256_of "$PROVIDER_SOURCE")" "$(local_changes_stamp)" amalgamation-v4)
     if [ -f "$dir/sqlite3.c" ] && [ -f "$BUILD_DIR/include/sqlite3.h" ] && stamp_matches "$stamp_file" "$stamp"; then
         note "up to date (pin unchanged): $dir/sqlite3.c"
         return

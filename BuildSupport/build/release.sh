@@ -35,7 +35,8 @@ write_release_packages() {
 write_sbom() {
     local dist=$1 facts=$BUILD_DIR/sbom-facts.json url f
     local args=(sqlcipherVersion="$PIN_VERSION" sqliteVersion="$PIN_SQLITE_VERSION" sourceTarball="$PIN_TARBALL"
-        sourceSHA256="$PIN_SHA256" "sourceURLs:=[]" "compileFlags:=[]" opensslVersion="$OPENSSL_VERSION"
+        sourceSHA256="$PIN_SHA256" "sourceURLs:=[]" "compileFlags:=[]" "localChanges:=$(local_changes_json)"
+        opensslVersion="$OPENSSL_VERSION"
         "opensslPackageVersion=$(dpkg-query -W -f='${Version}' libssl3 2>/dev/null || echo unknown)"
         "swiftVersion=$(swiftc --version 2>&1 | sed -n 's/.*Swift version \([0-9.]*\).*/\1/p' | head -n1)"
         "swiftVersionLine=$(swift_version_line)" "cCompiler=$(cc_version)"

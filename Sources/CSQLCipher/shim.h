@@ -23,4 +23,9 @@ const void *sqlcipherkit_evp_sha1(void);
 const void *sqlcipherkit_evp_sha256(void);
 const void *sqlcipherkit_evp_sha512(void);
 
+// SQLCipherKit's local changes to the engine's generated source (one-line fixes of engine bugs upstream has not
+// fixed yet; Vendor/sqlcipher.pin, PIN_LOCAL_CHANGES): their names, space-separated, "" for none. Appended to the
+// amalgamation by the build step that applies them (BuildSupport/local_changes.py); Engine.selfCheck() reads it.
+const char *sqlcipherkit_local_changes(void);
+
 #endif

@@ -7,8 +7,23 @@ set -euo pipefail
 usage() {
     cat <<'EOF'
 Usage:
-  Tests/Fuzz/fuzz.sh [SECONDS]        build if needed, then fuzz for SECONDS (default 60)
+  Tests/Fuzz/fuzz.sh [SECONDS]        build if needed, run the regression inputs (known-issues/) and the trigram
+                                      differential test, then fuzz for SECONDS (default 60): the test command
   Tests/Fuzz/fuzz.sh --reproduce FILE build if needed, then run one input (an artifact) and report
+  Tests/Fuzz/fuzz.sh --regressions    only the regression inputs: every input in Tests/Fuzz/known-issues/
+                                      must run clean on this engine, known-issue avoidance lifted
+  Tests/Fuzz/fuzz.sh --differential [SEED [PATTERNS]]
+                                      only the differential test of LIKE/GLOB on FTS5 trigram tables against a
+                                      plain table (trigram_differential.c; default seed 1, 200 patterns)
+  Tests/Fuzz/fuzz.sh --sql 'SQL'      run SQL on an in-memory database of the sanitizer engine, lookaside off
+                                      (run_sql.c: the reports' minimal reproducer)
+  Tests/Fuzz/fuzz.sh --campaign [SECONDS]
+                                      a long run (default 3 hours) with a corpus kept and minimized between runs
+                                      in Vendor/cache/fuzz-campaign/ (gitignored), restarting after each finding;
+                                      coverage sampled every 5 minutes into coverage.tsv, findings in findings/
+  Tests/Fuzz/fuzz.sh --campaign-api [SECONDS]
+                                      the Swift API fuzz (APIFuzzTests) in a loop with a new seed each round
+                                      for SECONDS (default 1 hour); results in Vendor/cache/fuzz-campaign/api.tsv
   Tests/Fuzz/fuzz.sh --build-only     build (or find up to date) and stop
   Tests/Fuzz/fuzz.sh --make-seeds     regenerate the seed corpus Tests/Fuzz/corpus/ (writes into the repo)
 
@@ -21,7 +36,9 @@ FUZZ_MIN_RUNS, or no file opened, keyed, read and checked in mode 0 or 1); 2 usa
 Environment: FUZZ_CLANG (compiler; default: clang on PATH, else /opt/swift/usr/bin/clang), FUZZ_MIN_RUNS
   (inputs a run must reach to pass; default 5 per second asked for), TMPDIR (where
   the per-run scratch folder goes; default /dev/shm when writable, else /tmp), FUZZ_KNOWN_ISSUES=1 (stop
-  steering around the known engine bugs listed in Tests/Fuzz/README.md), ASAN_OPTIONS, UBSAN_OPTIONS.
+  steering around the known engine bugs listed in Tests/Fuzz/README.md), FUZZ_CAMPAIGN_DIR (the campaign's
+  folder; default Vendor/cache/fuzz-campaign), FUZZ_SAMPLE_SECONDS (the campaign's coverage sampling period;
+  default 300), FUZZ_TIMEOUT (the campaign's per-input time-out; default 30 s), ASAN_OPTIONS, UBSAN_OPTIONS.
 EOF
 }
 
@@ -37,11 +54,29 @@ SECONDS_TO_RUN=60
 ACTION=run
 REPRODUCE_FILE=
 FRESH=0
+SQL_TEXT=
+DIFF_SEED=${FUZZ_DIFF_SEED:-1}
+DIFF_PATTERNS=200
+SECONDS_GIVEN=0
 while [ $# -gt 0 ]; do
     case $1 in
         --build-only) ACTION=build ;;
         --make-seeds) ACTION=seeds ;;
+        --regressions) ACTION=regressions ;;
+        --campaign) ACTION=campaign ;;
+        --campaign-api) ACTION=campaign-api ;;
         --fresh) FRESH=1 ;;
+        --sql)
+            [ $# -ge 2 ] || die "--sql needs the SQL text"
+            ACTION=sql
+            SQL_TEXT=$2
+            shift
+            ;;
+        --differential)
+            ACTION=differential
+            if [[ ${2:-} =~ ^[0-9]+$ ]]; then DIFF_SEED=$2; shift; fi
+            if [[ ${2:-} =~ ^[0-9]+$ ]]; then DIFF_PATTERNS=$2; shift; fi
+            ;;
         --reproduce)
             [ $# -ge 2 ] || die "--reproduce needs a FILE"
             ACTION=reproduce
@@ -55,6 +90,7 @@ while [ $# -gt 0 ]; do
         *)
             [[ $1 =~ ^[0-9]+$ ]] && [ "$1" -gt 0 ] || die "unknown argument '$1' (see --help)"
             SECONDS_TO_RUN=$1
+            SECONDS_GIVEN=1
             ;;
     esac
     shift
@@ -74,6 +110,8 @@ AMALGAMATION=Vendor/build/amalgamation
 HARNESS=$FUZZ_SRC/fuzz_engine.c
 SEEDS=$FUZZ_SRC/corpus
 DICT=$FUZZ_SRC/sql.dict
+EXTRA_DICTS=$FUZZ_SRC/dict
+KNOWN_ISSUES=$FUZZ_SRC/known-issues
 
 # shellcheck source=../../Vendor/sqlcipher.pin
 source Vendor/sqlcipher.pin
@@ -135,6 +173,7 @@ build_step() {
 
 compile_engine() { "$CLANG" -c "$AMALGAMATION/sqlite3.c" -o "$TMP_OUTPUT" "${ENGINE_FLAGS[@]}"; }
 compile_harness() { "$CLANG" -c "$HARNESS" -o "$TMP_OUTPUT" "${HARNESS_FLAGS[@]}" "$@"; }
+compile_tool() { "$CLANG" -c "$1" -o "$TMP_OUTPUT" "${HARNESS_FLAGS[@]}"; }
 link() {
     local sanitizer=$1
     shift
@@ -153,6 +192,17 @@ build() {
     build_step "$OUT/obj/fuzz_engine.o" "$harness_stamp" "harness object (fuzz_engine.c)" compile_harness
     build_step "$OUT/fuzz_engine" "$(hash_of "$engine_stamp" "$harness_stamp" "${LINK_FLAGS[@]}" "${LIBS[@]}")" \
         "link $OUT/fuzz_engine" link -fsanitize=fuzzer "$OUT/obj/fuzz_engine.o" "$OUT/obj/sqlite3.o"
+    # The differential test and the SQL runner: plain programs over the same sanitizer engine object.
+    local tool
+    for tool in trigram_differential run_sql; do
+        local tool_stamp
+        tool_stamp=$(hash_of "$CLANG_ID" "${HARNESS_FLAGS[@]}" "$(file_hash "$FUZZ_SRC/$tool.c")" "$header_hash")
+        build_step "$OUT/obj/$tool.o" "$tool_stamp" "$tool object ($tool.c)" compile_tool "$FUZZ_SRC/$tool.c"
+        build_step "$OUT/$tool" "$(hash_of "$engine_stamp" "$tool_stamp" "${LINK_FLAGS[@]}" "${LIBS[@]}")" \
+            "link $OUT/$tool" link -fsanitize=fuzzer-no-link "$OUT/obj/$tool.o" "$OUT/obj/sqlite3.o"
+    done
+    # One dictionary for libFuzzer (it takes one -dict): sql.dict and the topic dictionaries of dict/.
+    cat "$DICT" "$EXTRA_DICTS"/*.dict >"$OUT/fuzz.dict"
     if [ "$ACTION" = seeds ]; then
         build_step "$OUT/obj/make_seeds.o" "$(hash_of "$harness_stamp" seeds)" "seed generator object" \
             compile_harness -DFUZZ_MAKE_SEEDS
@@ -192,6 +242,53 @@ failure_summary() {
     printf '%s' "${line:-no sanitizer summary (see the log)}"
 }
 
+# --------------------------------------------------------------------------- regressions, differential ---
+
+# The inputs of known findings (known-issues/: every file without an extension; the reports are *.md, their
+# programs *.c). Each must run clean on this engine with the known-issue avoidance lifted: a finding that is fixed
+# here (by upstream or by a local change of the pin) stays fixed. Exit status 1 names the input that failed.
+run_regressions() {
+    local inputs=() file log=$OUT/regressions.log rc failed
+    for file in "$KNOWN_ISSUES"/*; do
+        case $file in *.md | *.c) continue ;; esac
+        [ -f "$file" ] && inputs+=("$file")
+    done
+    [ ${#inputs[@]} -gt 0 ] || die "no regression inputs in $KNOWN_ISSUES"
+    echo "==> regression inputs: ${#inputs[@]} known findings from $KNOWN_ISSUES/ (avoidance lifted)"
+    set +e
+    # A time-out of 60 s, not the fuzzing runs' 10: these inputs are chosen for being heavy (the 4.6.1 OOM-path
+    # input takes about 3 s of wall time on a loaded 2-core machine, and over 10 s at nice 19), and a regression
+    # run must not fail on a slow machine; a hang still fails it.
+    "${RUN_ENV[@]}" FUZZ_KNOWN_ISSUES=1 "$OUT/fuzz_engine" -timeout="${FUZZ_REGRESSION_TIMEOUT:-60}" \
+        -rss_limit_mb=2048 -artifact_prefix="$SCRATCH/" "${inputs[@]}" >"$log" 2>&1
+    rc=$?
+    set -e
+    if [ "$rc" -ne 0 ]; then
+        failed=$(sed -n 's/^Running: //p' "$log" | tail -n 1)
+        echo "fuzz.sh: FAILED: regression input $failed: $(failure_summary "$log") (log: $log)"
+        echo "fuzz.sh: reproduce: FUZZ_KNOWN_ISSUES=1 $ROOT/Tests/Fuzz/fuzz.sh --reproduce $failed"
+        return 1
+    fi
+    echo "fuzz.sh: regression inputs: all ${#inputs[@]} ran clean ($(grep -c '^Executed ' "$log") executed)"
+}
+
+# trigram_differential.c with SEED and PATTERNS: exit status 1 on a disagreement or a sanitizer report.
+run_differential() {
+    local seed=$1 patterns=$2 log=$OUT/differential.log rc
+    echo "==> differential test: LIKE/GLOB on trigram tables against a plain table (seed $seed, $patterns patterns)"
+    set +e
+    "${RUN_ENV[@]}" "$OUT/trigram_differential" "$seed" "$patterns" >"$log" 2>&1
+    rc=$?
+    set -e
+    if [ "$rc" -ne 0 ]; then
+        tail -n 40 "$log"
+        echo "fuzz.sh: FAILED: differential test (seed $seed): $(failure_summary "$log") (exit $rc; log: $log)"
+        echo "fuzz.sh: reproduce: $ROOT/Tests/Fuzz/fuzz.sh --differential $seed $patterns"
+        return 1
+    fi
+    grep '^trigram_differential: ' "$log"
+}
+
 # ------------------------------------------------------------------------------------------- actions ---
 
 build
@@ -207,6 +304,40 @@ case $ACTION in
         mkdir -p "$SEEDS"
         TMPDIR=$SCRATCH "$OUT/make-seeds" "$SEEDS"
         exit 0
+        ;;
+
+    regressions)
+        make_scratch
+        fuzzer_env
+        run_regressions || exit 1
+        exit 0
+        ;;
+
+    differential)
+        make_scratch
+        fuzzer_env
+        run_differential "$DIFF_SEED" "$DIFF_PATTERNS" || exit 1
+        exit 0
+        ;;
+
+    sql)
+        make_scratch
+        fuzzer_env
+        set +e
+        "${RUN_ENV[@]}" "$OUT/run_sql" "$SQL_TEXT" 2>&1 | tee "$OUT/sql.log"
+        rc=${PIPESTATUS[0]}
+        set -e
+        [ "$rc" -eq 0 ] || echo "fuzz.sh: --sql: $(failure_summary "$OUT/sql.log") (exit $rc; log: $OUT/sql.log)"
+        exit "$rc"
+        ;;
+
+    campaign | campaign-api)
+        make_scratch
+        fuzzer_env
+        # shellcheck source=campaign.sh
+        source "$FUZZ_SRC/campaign.sh"
+        if [ "$ACTION" = campaign ]; then run_campaign; else run_api_campaign; fi
+        exit $?
         ;;
 
     reproduce)
@@ -228,8 +359,12 @@ case $ACTION in
         ;;
 esac
 
-# run
+# run: the known findings and the differential test first (seconds), then the fuzzer.
 compgen -G "$SEEDS/*" >/dev/null || die "no seeds in $SEEDS (regenerate them with --make-seeds)"
+make_scratch
+fuzzer_env
+run_regressions || exit 1
+run_differential "$DIFF_SEED" "$DIFF_PATTERNS" || exit 1
 WORK=$OUT/corpus
 ARTIFACTS=$OUT/artifacts
 LOG=$OUT/fuzz.log
@@ -239,8 +374,6 @@ mkdir -p "$WORK" "$ARTIFACTS"
 cp "$SEEDS"/* "$WORK"/
 seed_count=$(find "$SEEDS" -type f | wc -l)
 before=$(find "$WORK" -type f | wc -l)
-make_scratch
-fuzzer_env
 
 echo "==> fuzzing for ${SECONDS_TO_RUN}s: corpus $WORK ($before inputs), artifacts $ARTIFACTS/, log $LOG"
 started=$SECONDS
@@ -249,7 +382,7 @@ set +e
 # newly covered function) and its "recommended dictionary" (tokens it found useful).
 "${RUN_ENV[@]}" "$OUT/fuzz_engine" \
     -max_total_time="$SECONDS_TO_RUN" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-    -dict="$DICT" -artifact_prefix="$ARTIFACTS/" -print_final_stats=1 \
+    -dict="$OUT/fuzz.dict" -artifact_prefix="$ARTIFACTS/" -print_final_stats=1 \
     "$WORK" 2>&1 | tee "$LOG" | awk '
         /^###### Recommended dictionary/ { skip = 1 }
         !skip && !/^#[0-9]+[ \t]+(NEW|REDUCE) / && !/^\tNEW_FUNC/ { print; fflush() }

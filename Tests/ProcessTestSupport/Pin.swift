@@ -18,6 +18,24 @@ public struct Pin: Decodable, Sendable {
     public let cachedTarball: String
     /// SQLCipher's own test files and the number of tests each must report (`PIN_UPSTREAM_TESTS`).
     public let upstreamTests: [String: Int]
+    /// SQLCipherKit's local changes to the generated amalgamation (`PIN_LOCAL_CHANGES`, with each one's
+    /// `BuildSupport/engine/local-changes/NAME.change`), in the pin's order.
+    public let localChanges: [LocalChange]
+
+    /// One of SQLCipherKit's local changes: a one-line fix of an engine bug upstream has not fixed yet.
+    public struct LocalChange: Decodable, Sendable, Equatable {
+        /// Its name (`fts5-trigram-like-overread`), as the engine's `sqlcipherkit_local_changes()` lists it.
+        public let name: String
+        /// The SQLite releases it is recorded for; the build refuses any other.
+        public let sqliteVersions: [String]
+        /// Why it is there.
+        public let reason: String
+        /// The function the changed line is in.
+        public let function: String
+        /// The line as the generated source has it, and its replacement.
+        public let match: String
+        public let replace: String
+    }
 
     /// The pin of this checkout; fails with the fix when the build has not written it.
     public static let current: Result<Pin, PinError> = {

@@ -27,8 +27,16 @@ public enum Engine {
             provider: try database.textValue("PRAGMA cipher_provider") ?? "",
             providerVersion: try database.textValue("PRAGMA cipher_provider_version") ?? "",
             sqliteVersion: try database.textValue("SELECT sqlite_version()") ?? "",
-            encryptsConnections: try database.cipherStatus()
+            encryptsConnections: try database.cipherStatus(),
+            localChanges: localChanges
         )
+    }
+
+    /// SQLCipherKit's local changes compiled into the engine (see ``EngineFacts/localChanges``), as the engine
+    /// records them (`sqlcipherkit_local_changes()`, written by the build step that applies them).
+    public static var localChanges: [String] {
+        guard let names = sqlcipherkit_local_changes() else { return [] }
+        return String(cString: names).split(separator: " ").map(String.init)
     }
 
     /// The SQLCipher version linked into this process, as `PRAGMA cipher_version` answers it on an unkeyed

@@ -11,21 +11,29 @@ public struct EngineFacts: Sendable, Equatable {
     /// Whether a keyed connection of this engine reports that it encrypts (`PRAGMA cipher_status`); always
     /// true in facts ``Engine/selfCheck()`` returns, since the check throws otherwise.
     public let encryptsConnections: Bool
+    /// SQLCipherKit's local changes compiled into the engine: one-line fixes of engine bugs upstream has not
+    /// fixed yet, by name (for example `fts5-trigram-like-overread`), as the engine records them. Empty for an
+    /// engine built from upstream's source unchanged. `Vendor/sqlcipher.pin` (`PIN_LOCAL_CHANGES`) says why
+    /// each one is there and which SQLite releases it applies to; `MANIFEST.json` and the SBOM list them too.
+    public let localChanges: [String]
 
     /// Creates engine facts; ``Engine/selfCheck()`` is the usual source.
     public init(cipherVersion: String, provider: String, providerVersion: String, sqliteVersion: String,
-                encryptsConnections: Bool) {
+                encryptsConnections: Bool, localChanges: [String] = []) {
         self.cipherVersion = cipherVersion
         self.provider = provider
         self.providerVersion = providerVersion
         self.sqliteVersion = sqliteVersion
         self.encryptsConnections = encryptsConnections
+        self.localChanges = localChanges
     }
 }
 
 extension EngineFacts: CustomStringConvertible {
-    /// One line: `SQLCipher 4.x.y community (openssl, OpenSSL 3.x …) on SQLite 3.x.y`.
+    /// One line: `SQLCipher 4.x.y community (openssl, OpenSSL 3.x …) on SQLite 3.x.y`, followed by
+    /// `, local changes: NAME, …` when the engine carries any.
     public var description: String {
-        "SQLCipher \(cipherVersion) (\(provider), \(providerVersion)) on SQLite \(sqliteVersion)"
+        let changes = localChanges.isEmpty ? "" : ", local changes: " + localChanges.joined(separator: ", ")
+        return "SQLCipher \(cipherVersion) (\(provider), \(providerVersion)) on SQLite \(sqliteVersion)\(changes)"
     }
 }

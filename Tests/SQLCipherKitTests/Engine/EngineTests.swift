@@ -22,7 +22,21 @@ struct EngineTests {
         let pin = try Pin.current.get()
         let facts = try Engine.selfCheck()
         #expect(facts.description.hasPrefix("SQLCipher \(pin.cipherVersion) (openssl, OpenSSL 3"))
-        #expect(facts.description.hasSuffix("on SQLite \(pin.sqliteVersion)"))
+        let changes = pin.localChanges.map(\.name)
+        #expect(facts.description.hasSuffix("on SQLite \(pin.sqliteVersion)"
+            + (changes.isEmpty ? "" : ", local changes: " + changes.joined(separator: ", "))), "\(facts)")
+    }
+
+    /// The engine says which of SQLCipherKit's local changes it carries (the build step that applies them
+    /// appends sqlcipherkit_local_changes() to the generated source), and they are the pin's, in its order.
+    @Test("selfCheck reports the pin's local changes, as the engine records them")
+    func selfCheckReportsLocalChanges() throws {
+        let pin = try Pin.current.get()
+        let facts = try Engine.selfCheck()
+        #expect(facts.localChanges == pin.localChanges.map(\.name))
+        #expect(Engine.localChanges == facts.localChanges)
+        #expect(EngineFacts(cipherVersion: "v", provider: "p", providerVersion: "pv", sqliteVersion: "s",
+                            encryptsConnections: true).localChanges.isEmpty)
     }
 
     /// What every open runs. That an open refuses an engine without it is proven with a real plain-SQLite

@@ -200,7 +200,12 @@ struct FuzzStatements {
         "BEGIN; INSERT INTO t1(a) VALUES (1); ROLLBACK", "SAVEPOINT s1; DELETE FROM t2; ROLLBACK TO s1; RELEASE s1",
         "CREATE TABLE IF NOT EXISTS t3(x ANY, y)", "INSERT INTO t3 VALUES (?, ?)", "SELECT * FROM t3",
         "CREATE VIRTUAL TABLE IF NOT EXISTS f USING fts5(body)", "INSERT INTO f(body) VALUES (?)",
-        "SELECT * FROM f WHERE f MATCH ?", "ALTER TABLE t1 ADD COLUMN e TEXT DEFAULT 'e'", "PRAGMA integrity_check",
+        "SELECT * FROM f WHERE f MATCH ?",
+        // FTS5's trigram LIKE/GLOB path and its porter stemmer (both had engine bugs found by the engine fuzzer).
+        "CREATE VIRTUAL TABLE IF NOT EXISTS g USING fts5(body, tokenize = 'trigram')", "INSERT INTO g(body) VALUES (?)",
+        "SELECT rowid FROM g WHERE body LIKE ?", "SELECT rowid FROM g WHERE body GLOB ?",
+        "CREATE VIRTUAL TABLE IF NOT EXISTS p USING fts5(body, tokenize = 'porter')", "INSERT INTO p(body) VALUES (?)",
+        "ALTER TABLE t1 ADD COLUMN e TEXT DEFAULT 'e'", "PRAGMA integrity_check",
         "PRAGMA cipher_integrity_check", "PRAGMA table_info(t1)", "PRAGMA user_version = 7", "PRAGMA cipher_version",
         "PRAGMA foreign_keys = ON", "EXPLAIN QUERY PLAN SELECT * FROM t1 WHERE b = ?", "SELECT randomblob(?)",
         "SELECT zeroblob(2000000000)", "SELECT randomblob(1000000001)", "SELECT zeroblob(?) || zeroblob(?)",
