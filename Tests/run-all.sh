@@ -12,4 +12,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 swift test --skip BuildPipelineTests
 swift test --skip-build --filter BuildPipelineTests
 Tests/Upstream/run-upstream.sh
+# The same suite on SQLCipher's reference crypto provider (build-sqlcipher.sh --crypto-provider reference; its
+# harness is kept apart, in Vendor/build/upstream-reference/).
+UPSTREAM_CRYPTO_PROVIDER=reference Tests/Upstream/run-upstream.sh
 Tests/Fuzz/fuzz.sh 60

@@ -22,5 +22,8 @@ int sqlcipherkit_pbkdf2_hmac(const char *pass, int pass_length, const unsigned c
 const void *sqlcipherkit_evp_sha1(void);
 const void *sqlcipherkit_evp_sha256(void);
 const void *sqlcipherkit_evp_sha512(void);
+// The crypto provider compiled into the engine: "sqlcipherkit" (SQLCipherKit's) or "reference" (SQLCipher's own
+// OpenSSL provider); build-sqlcipher.sh --crypto-provider chooses (also in sqlcipherkit_crypto.c).
+const char *sqlcipherkit_crypto_provider(void);
 
 #endif

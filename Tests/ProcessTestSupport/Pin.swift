@@ -19,6 +19,10 @@ public struct Pin: Decodable, Sendable {
     /// SQLCipher's own test files and the number of tests each must report (`PIN_UPSTREAM_TESTS`).
     public let upstreamTests: [String: Int]
 
+    /// The crypto provider the engine in `Vendor/build` was compiled with (`build-sqlcipher.sh --crypto-provider`:
+    /// `sqlcipherkit` or `reference`); nil in a pin.json written before the switch existed.
+    public let cryptoProvider: String?
+
     /// The pin of this checkout; fails with the fix when the build has not written it.
     public static let current: Result<Pin, PinError> = {
         let file = Repository.root.appendingPathComponent("Vendor/build/pin.json")

@@ -1,0 +1,55 @@
+import Foundation
+import ProcessTestSupport
+import Testing
+
+/// SQLCipherKit's crypto provider against SQLCipher's reference one (issue 24): the switch that builds either
+/// (`build-sqlcipher.sh --crypto-provider`), the differential and known-answer test of the provider functions,
+/// and the file matrix between engines built with each. The scripts in `Tests/CryptoProvider/` do the building
+/// (the reference engine is cached in `Vendor/build/engine-reference/`: about 3 minutes the first time).
+/// Serialized: they share that engine and `Vendor/build/crypto-provider/`.
+@Suite("Crypto provider: switch, differential, file matrix", .serialized)
+struct CryptoProviderTests {
+    static let folder = Repository.path("Tests/CryptoProvider")
+
+    /// The JSON object in `path`.
+    static func json(_ path: String) throws -> [String: Any] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    @Test("--crypto-provider reference builds SQLCipher's own provider, and pin.json, the archive and the glue say so")
+    func referenceSwitch() throws {
+        let built = try run(Self.folder + "/engine.sh", ["reference"])
+        #expect(built.status == 0, "\(built)")
+        let dir = built.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let pin = try Self.json(dir + "/pin.json")
+        #expect(pin["cryptoProvider"] as? String == "reference")
+        let flags = try #require(pin["compileFlags"] as? [String])
+        #expect(flags.contains("-DSQLCIPHER_CRYPTO_OPENSSL"))
+        #expect(!flags.contains { $0.hasPrefix("-DSQLCIPHER_CRYPTO_CUSTOM") })
+        let symbols = try shell(#"nm -g --defined-only "$1" | awk '{print $NF}'"#, dir + "/lib/libsqlcipher.a").output
+            .split(separator: "\n").map(String.init)
+        #expect(symbols.contains("sqlcipher_openssl_setup"))
+        #expect(!symbols.contains("sqlcipherkit_openssl_setup"))
+        #expect(symbols.contains("sqlcipherkit_crypto_provider"))
+        let amalgamation = try String(contentsOfFile: dir + "/amalgamation/sqlite3.c", encoding: .utf8)
+        #expect(!amalgamation.contains("\nint sqlcipherkit_openssl_setup"), "no EXTRA_SRC for the reference")
+    }
+
+    @Test("the default build names SQLCipherKit's provider in pin.json, MANIFEST.json and the SBOM")
+    func defaultBuildNamesItsProvider() throws {
+        let pin = try Self.json(Repository.path("Vendor/build/pin.json"))
+        let name = try #require(pin["cryptoProvider"] as? String)
+        #expect(["sqlcipherkit", "reference"].contains(name))
+        try Repository.requireBuild()
+        let manifest = try Self.json(Repository.dist + "/MANIFEST.json")
+        let provider = try #require(manifest["cryptoProvider"] as? [String: Any])
+        #expect(provider["name"] as? String == name)
+        let components = try #require(try Self.json(Repository.dist + "/sbom.cdx.json")["components"] as? [[String: Any]])
+        let sqlcipher = try #require(components.first { $0["bom-ref"] as? String == "sqlcipher" })
+        let properties = try #require(sqlcipher["properties"] as? [[String: String]])
+        #expect(properties.contains { $0["name"] == "sqlcipherkit:cryptoProvider" && $0["value"] == name })
+        let facts = try run(Repository.dist + "/bin/sqlcipherkit", ["selfcheck"])
+        #expect(facts.output.contains("crypto_provider: \(name) (compiled into the engine)"), "\(facts)")
+    }
+}
