@@ -52,4 +52,21 @@ struct CryptoProviderTests {
         let facts = try run(Repository.dist + "/bin/sqlcipherkit", ["selfcheck"])
         #expect(facts.output.contains("crypto_provider: \(name) (compiled into the engine)"), "\(facts)")
     }
+
+    /// Both providers' hmac, kdf and cipher through their sqlcipher_provider tables, in one program: known answers
+    /// (RFC 2202, RFC 4231, RFC 6070, RFC 7914, SP 800-38A) and random cases, on the system's libcrypto and on the
+    /// sqlcipher3 wheel's (OpenSSL 3.6), which the interop tests install (required here when they have).
+    @Test("differential and known-answer: 0 differences on every libcrypto")
+    func differential() throws {
+        let wheel = FileManager.default.fileExists(atPath: Repository.path("Vendor/build/python-venv/.sqlcipherkit-requirement"))
+        let result = try run(Self.folder + "/run-differential.sh", [],
+                             environment: ["DIFFERENTIAL_REQUIRE_WHEEL": wheel ? "1" : ""])
+        print(result.output.split(separator: "\n").filter { !$0.hasPrefix("    ") }.joined(separator: "\n"))
+        #expect(result.status == 0, "\(result)")
+        let totals = result.output.split(separator: "\n").filter { $0.hasPrefix("TOTAL: ") }
+        #expect(totals.count == (wheel ? 2 : 1), "\(result)")
+        for total in totals { #expect(total.contains(" checks, 0 differences"), "\(total)") }
+        #expect(result.output.contains("OpenSSL 3.0"), "the system's libcrypto")
+        if wheel { #expect(result.output.contains("OpenSSL 3.6"), "the wheel's libcrypto") }
+    }
 }
