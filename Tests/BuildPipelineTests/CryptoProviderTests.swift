@@ -69,4 +69,12 @@ struct CryptoProviderTests {
         #expect(result.output.contains("OpenSSL 3.0"), "the system's libcrypto")
         if wheel { #expect(result.output.contains("OpenSSL 3.6"), "the wheel's libcrypto") }
     }
+
+    @Test("file matrix: written by one provider, read by the other, tampered copies refused the same way")
+    func fileMatrix() throws {
+        let result = try run(Self.folder + "/run-matrix.sh", [])
+        print(result.output.split(separator: "\n").filter { !$0.hasPrefix("    ") }.joined(separator: "\n"))
+        #expect(result.status == 0, "\(result)")
+        #expect(result.output.contains("both readers agree line for line: yes"), "\(result)")
+    }
 }
