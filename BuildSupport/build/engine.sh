@@ -43,8 +43,9 @@ check_amalgamation() {
 
 generate_amalgamation() {
     local dir=$BUILD_DIR/amalgamation stamp_file=$BUILD_DIR/amalgamation.stamp stamp
+    # SQLCipherKit's provider's source is part of the amalgamation only when it is the one compiled in.
     stamp=$(stamp_of "$PIN_SHA256" "$PIN_TARBALL" "${PIN_CONFIGURE_FLAGS[@]}" "${ENGINE_CFLAGS[@]}" \
-        "$(sha256_of "$PROVIDER_SOURCE")" amalgamation-v3)
+        "$([ "$CRYPTO_PROVIDER" = reference ] || sha256_of "$PROVIDER_SOURCE")" amalgamation-v3)
     if [ -f "$dir/sqlite3.c" ] && [ -f "$BUILD_DIR/include/sqlite3.h" ] && stamp_matches "$stamp_file" "$stamp"; then
         note "up to date (pin unchanged): $dir/sqlite3.c"
         return

@@ -9,7 +9,7 @@
 // then our provider's source as it is in the checkout: both providers' set-up functions fill a sqlcipher_provider
 // each, and every call below goes through those tables, as the codec calls them.
 //
-//   differential [SEED]   prints one line per check ("KAT …", "DIFF …"), then "TOTAL: N checks, M differences";
+//   differential [SEED [SCALE]]   prints the paths SQLCipherKit's provider took, then one line per check ("KAT …", "DIFF …"), then "TOTAL: N checks, M differences";
 //                         exit 0 only with 0 differences and 0 known-answer failures.
 #include "sqlite3.c"
 #include "sqlcipherkit_provider.c"
@@ -252,14 +252,25 @@ int main(int argc, char **argv) {
     uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 10) : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
     int scale = argc > 2 ? atoi(argv[2]) : 1;
     rng_state = seed;
-    if (sqlite3_initialize() != SQLITE_OK) { fprintf(stderr, "sqlite3_initialize failed\n"); return 2; }
+    if (sqlite3_initialize() != SQLITE_OK) { printf("sqlite3_initialize failed\n"); return 2; }
     sqlcipher_openssl_setup(&ref);
     sqlcipherkit_openssl_setup(&ours);
-    if (ref.ctx_init(&ref_ctx) != SQLITE_OK || ours.ctx_init(&ours_ctx) != SQLITE_OK) {
-        fprintf(stderr, "a provider's ctx_init failed\n");
+    int ref_rc = ref.ctx_init(&ref_ctx), ours_rc = ours.ctx_init(&ours_ctx);
+    if (ref_rc != SQLITE_OK || ours_rc != SQLITE_OK) {
+        printf("ctx_init failed: reference provider rc %d, sqlcipherkit provider rc %d\n", ref_rc, ours_rc);
         return 2;
     }
     printf("differential: seed %" PRIu64 ", %s\n", seed, OpenSSL_version(OPENSSL_VERSION));
+    {
+        // The paths SQLCipherKit's provider chose in ctx_init (its context is this program's to read: the provider's
+        // source is included above).
+        const sqlcipherkit_provider_ctx *o = ours_ctx;
+        const OSSL_PROVIDER *serving = EVP_CIPHER_get0_provider(o->cipher);
+        printf("sqlcipherkit provider: AES-256-CBC %s, HMAC %s (AES served by OpenSSL's \"%s\" provider, FIPS default "
+               "properties %s)\n", o->aes != NULL ? "direct" : o->evp != NULL ? "through EVP" : "none",
+               o->mac != NULL ? "through EVP_MAC" : "by hand", serving ? OSSL_PROVIDER_get0_name(serving) : "?",
+               EVP_default_properties_is_fips_enabled(NULL) ? "on" : "off");
+    }
     known_answers();
     int algorithms[3] = {SQLCIPHER_HMAC_SHA1, SQLCIPHER_HMAC_SHA256, SQLCIPHER_HMAC_SHA512};
     int kdfs[3] = {SQLCIPHER_PBKDF2_HMAC_SHA1, SQLCIPHER_PBKDF2_HMAC_SHA256, SQLCIPHER_PBKDF2_HMAC_SHA512};

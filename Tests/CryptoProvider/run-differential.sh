@@ -33,20 +33,34 @@ grep -q '^int sqlcipher_openssl_setup' "$AMALGAMATION/sqlite3.c" \
 FLAGS=(-O2 -DNDEBUG -DSQLITE_HAS_CODEC -DSQLCIPHER_CRYPTO_OPENSSL -DSQLCIPHER_CRYPTO_CUSTOM=sqlcipherkit_openssl_setup
     -DSQLITE_EXTRA_INIT=sqlcipher_extra_init -DSQLITE_EXTRA_SHUTDOWN=sqlcipher_extra_shutdown -DSQLITE_THREADSAFE=1
     -DSQLITE_TEMP_STORE=3 -DSQLCIPHER_OMIT_DEFAULT_LOGGING -Wno-deprecated-declarations)
-stamp=$(cat "$AMALGAMATION/sqlite3.c" "$ROOT/BuildSupport/engine/sqlcipherkit_provider.c" "$HERE/differential.c" \
-    "$HERE/known_answers.h" <(printf '%s\n' "${FLAGS[@]}" "$("$CC" --version | head -n1)") | sha256sum | cut -d' ' -f1)
-if [ ! -f "$OUT/differential.o" ] || [ "$(cat "$OUT/differential.stamp" 2>/dev/null)" != "$stamp" ]; then
-    echo "    compiling differential.c with the reference amalgamation and SQLCipherKit's provider (about a minute)"
-    rm -f "$OUT/differential.o" "$OUT/differential.stamp"
-    "$CC" -c "${FLAGS[@]}" -I "$AMALGAMATION" -I "$ROOT/BuildSupport/engine" -I "$HERE" \
-        -o "$OUT/differential.o" "$HERE/differential.c" 2>"$OUT/compile.log" \
-        || { cat "$OUT/compile.log" >&2; echo "run-differential.sh: compiling failed" >&2; exit 1; }
-    echo "$stamp" >"$OUT/differential.stamp"
-fi
+
+# compile VARIANT [FLAG...]: the object for our provider compiled as is (default), with OPENSSL_NO_DEPRECATED_3_0
+# (headers without the low-level SHA API: the HMAC must go through EVP_MAC), or with SQLCIPHERKIT_PROVIDER_EVP
+# (the EVP paths the provider falls back to when the direct one is not safe).
+compile() {
+    local variant=$1 stamp object=$OUT/differential-$1.o
+    shift
+    local extra=("$@")
+    stamp=$(cat "$AMALGAMATION/sqlite3.c" "$ROOT/BuildSupport/engine/sqlcipherkit_provider.c" "$HERE/differential.c" \
+        "$HERE/known_answers.h" <(printf '%s\n' "${FLAGS[@]}" ${extra[@]+"${extra[@]}"} "$("$CC" --version | head -n1)") \
+        | sha256sum | cut -d' ' -f1)
+    if [ ! -f "$object" ] || [ "$(cat "$object.stamp" 2>/dev/null)" != "$stamp" ]; then
+        echo "    compiling differential.c ($variant) with the reference amalgamation and SQLCipherKit's provider (a minute)"
+        rm -f "$object" "$object.stamp"
+        "$CC" -c "${FLAGS[@]}" ${extra[@]+"${extra[@]}"} -I "$AMALGAMATION" -I "$ROOT/BuildSupport/engine" -I "$HERE" \
+            -o "$object" "$HERE/differential.c" 2>"$OUT/compile-$variant.log" \
+            || { cat "$OUT/compile-$variant.log" >&2; echo "run-differential.sh: compiling ($variant) failed" >&2; exit 1; }
+        echo "$stamp" >"$object.stamp"
+    fi
+}
+compile default
+# OPENSSL_NO_DEPRECATED_3_0 itself is set by <openssl/macros.h> from these two (a -D of it is undone there).
+compile no-deprecated -DOPENSSL_API_COMPAT=30000 -DOPENSSL_NO_DEPRECATED
+compile evp -DSQLCIPHERKIT_PROVIDER_EVP
 
 status=0
 # 1. The system's libcrypto.
-"$CC" -o "$OUT/differential-system" "$OUT/differential.o" -lcrypto -lm -lpthread
+"$CC" -o "$OUT/differential-system" "$OUT/differential-default.o" -lcrypto -lm -lpthread
 echo "==> libcrypto: the system's ($(ldd "$OUT/differential-system" | awk '/libcrypto/ {print $3}'))"
 "$OUT/differential-system" "$SEED" "$SCALE" || status=1
 
@@ -56,7 +70,7 @@ wheel_module=$(ls "$ROOT"/Vendor/build/python-venv/lib/python3*/site-packages/sq
 if [ -n "$wheel_module" ] && nm -D --defined-only "$wheel_module" | grep -c ' T EVP_MAC_fetch$' >/dev/null; then
     python_lib=$("$ROOT/Vendor/build/python-venv/bin/python" -c \
         'import sysconfig; print(sysconfig.get_config_var("LDLIBRARY") or "")' | sed -E 's/^lib//; s/\.(so|a).*$//')
-    "$CC" -o "$OUT/differential-wheel" "$OUT/differential.o" "$wheel_module" -l"$python_lib" -lm -lpthread \
+    "$CC" -o "$OUT/differential-wheel" "$OUT/differential-default.o" "$wheel_module" -l"$python_lib" -lm -lpthread \
         -Wl,-rpath,"$(dirname "$wheel_module")"
     if ldd "$OUT/differential-wheel" | grep -q 'libcrypto'; then
         echo "run-differential.sh: the wheel build links a system libcrypto too" >&2
@@ -70,4 +84,29 @@ elif [ "${DIFFERENTIAL_REQUIRE_WHEEL:-0}" = 1 ]; then
 else
     echo "==> libcrypto: the sqlcipher3 wheel's: NOT RUN (Vendor/build/python-venv has no sqlcipher3; the interop tests install it)"
 fi
+
+# 3. The fallbacks, on the system's libcrypto: the provider compiled without the low-level SHA API, and with its
+# EVP paths forced (what it takes when AES is not served by OpenSSL's default provider, or under FIPS properties).
+for variant in no-deprecated evp; do
+    "$CC" -o "$OUT/differential-$variant" "$OUT/differential-$variant.o" -lcrypto -lm -lpthread
+    echo "==> libcrypto: the system's, SQLCipherKit's provider compiled $variant"
+    "$OUT/differential-$variant" "$SEED" "$SCALE" || status=1
+done
+
+# 4. openssl.cnf setting FIPS default properties (OPENSSL_CONF). This machine has no FIPS module, so AES-256-CBC
+# cannot be fetched at all: SQLCipherKit's provider fails in ctx_init rather than take a non-FIPS path.
+cat >"$OUT/openssl-fips-properties.cnf" <<'CONF'
+openssl_conf = openssl_init
+[openssl_init]
+alg_section = algorithm_sect
+[algorithm_sect]
+default_properties = fips=yes
+CONF
+echo "==> OPENSSL_CONF with default_properties = fips=yes (no FIPS module installed)"
+set +e
+OPENSSL_CONF=$OUT/openssl-fips-properties.cnf "$OUT/differential-system" "$SEED" "$SCALE" 2>&1
+fips_status=$?
+set -e
+echo "exit status under FIPS properties: $fips_status (2: SQLCipher could not set a provider up: sqlite3_initialize or ctx_init failed)"
+[ "$fips_status" = 2 ] || status=1
 exit $status
