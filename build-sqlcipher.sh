@@ -56,7 +56,7 @@ CC=${CC:-cc}
 usage() {
     cat <<EOF
 Usage:
-  build-sqlcipher.sh [--source FILE] [--test-tools]
+  build-sqlcipher.sh [--source FILE] [--test-tools] [--crypto-provider sqlcipherkit|reference]
       The whole build: dist/SQLCipherKit/ (merged libSQLCipherKit.a, the engine libsqlcipher.a, headers, Swift
       module, pkg-config file, the sqlcipherkit CLI, MANIFEST.json), then verify-symbols.sh and the run-time
       self-check.
@@ -73,6 +73,11 @@ Usage:
 
 Options:
   --source FILE   use this local tarball instead of the cache or the mirror (also: SQLCIPHER_TARBALL=FILE)
+  --crypto-provider NAME
+                  the engine's crypto provider: sqlcipherkit (the default: SQLCipherKit's own OpenSSL provider,
+                  BuildSupport/engine/sqlcipherkit_provider.c) or reference (SQLCipher's own src/crypto_openssl.c);
+                  also SQLCIPHERKIT_CRYPTO_PROVIDER. A change rebuilds the engine; MANIFEST.json, the SBOM and
+                  the self-check name the one compiled in (also for 'engine')
   --test-tools    also install what the tests use (pkg-config, libsqlite3-dev; tcl-dev for SQLCipher's own suite; valgrind for the callgrind gate)
 Environment: CC (C compiler, default cc), SQLCIPHERKIT_CACHE_DIR, SQLCIPHERKIT_BUILD_DIR, SQLCIPHERKIT_DIST_DIR,
   SQLCIPHERKIT_SOURCES (replaces the pin's PIN_SOURCES list, space-separated),
@@ -87,6 +92,7 @@ EOF
 # Sets COMMAND (all, fetch, engine, merge, mirrors), SOURCE_FILE, TEST_TOOLS and MERGE_ENGINE/SWIFT/OUT.
 parse_arguments() {
     COMMAND=all SOURCE_FILE=${SQLCIPHER_TARBALL:-} TEST_TOOLS=no MERGE_ENGINE="" MERGE_SWIFT="" MERGE_OUT=""
+    local provider=${SQLCIPHERKIT_CRYPTO_PROVIDER:-sqlcipherkit}
     case "${1:-}" in
         fetch | engine | merge | mirrors) COMMAND=$1; shift ;;
     esac
@@ -95,6 +101,8 @@ parse_arguments() {
             --source) [ $# -ge 2 ] || die "--source needs a FILE"; SOURCE_FILE=$2; shift 2 ;;
             --source=*) SOURCE_FILE=${1#--source=}; shift ;;
             --test-tools) TEST_TOOLS=yes; shift ;;
+            --crypto-provider) [ $# -ge 2 ] || die "--crypto-provider needs a NAME"; provider=$2; shift 2 ;;
+            --crypto-provider=*) provider=${1#--crypto-provider=}; shift ;;
             --engine) MERGE_ENGINE=${2:-}; shift 2 || die "--engine needs a FILE" ;;
             --swift) MERGE_SWIFT=${2:-}; shift 2 || die "--swift needs a FILE" ;;
             --out) MERGE_OUT=${2:-}; shift 2 || die "--out needs a FILE" ;;
@@ -103,6 +111,7 @@ parse_arguments() {
         esac
     done
     [ -z "$SOURCE_FILE" ] || SOURCE_FILE=$(realpath "$SOURCE_FILE")
+    select_crypto_provider "$provider"
     if [ "$COMMAND" = all ] && [ "$BUILD_DIR" != "$ROOT/Vendor/build" ]; then
         # The Swift side (shim.h, Package.swift) reads the engine from Vendor/build: another folder would
         # build the API against a different engine than the one shipped.

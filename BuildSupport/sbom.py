@@ -65,7 +65,10 @@ def main():
             "externalReferences": [{"type": "distribution", "url": url, "comment": "source tarball"}
                                    for url in facts["sourceURLs"]],
             "properties": [{"name": "sqlcipherkit:sourceTarball", "value": facts["sourceTarball"]},
-                           {"name": "sqlcipherkit:compileFlags", "value": " ".join(facts["compileFlags"])}],
+                           {"name": "sqlcipherkit:compileFlags", "value": " ".join(facts["compileFlags"])},
+                           {"name": "sqlcipherkit:cryptoProvider", "value": facts["cryptoProvider"]},
+                           {"name": "sqlcipherkit:cryptoProviderDescription",
+                            "value": facts["cryptoProviderDescription"]}],
         },
         {
             "bom-ref": "sqlite", "type": "library", "name": "SQLite", "version": sqlite,

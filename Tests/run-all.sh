@@ -106,20 +106,27 @@ run_part "swift test BuildPipelineTests" swift test --skip-build --filter BuildP
 count_swift_run "swift test BuildPipelineTests" $?
 
 # Upstream: one count per test file, the suite runner included (its lines "  FILE  N tests, 0 errors", printed
-# only when all passed).
-if run_part upstream Tests/Upstream/run-upstream.sh; then
-    files=$(grep -cE '^  sqlcipher[^ ]*\.test +[0-9]+ tests, 0 errors' "$LOGS/upstream.log")
-    if [ "$files" -gt 0 ]; then
-        PASSED=$((PASSED + files))
-        PARTS+=("upstream: $files files")
+# only when all passed); on SQLCipherKit's crypto provider, then on SQLCipher's reference one
+# (build-sqlcipher.sh --crypto-provider reference; its harness is kept apart, in Vendor/build/upstream-reference/).
+run_upstream() {
+    local label=$1 files
+    shift
+    if run_part "$label" env "$@" Tests/Upstream/run-upstream.sh; then
+        files=$(grep -cE '^  sqlcipher[^ ]*\.test +[0-9]+ tests, 0 errors' "$LOGS/$label.log")
+        if [ "$files" -gt 0 ]; then
+            PASSED=$((PASSED + files))
+            PARTS+=("$label: $files files")
+        else
+            failed "$label: exit 0 but no file reported"
+        fi
     else
-        failed "upstream: exit 0 but no file reported"
+        failed "$label: $(short "$(grep -E '^run-upstream.sh: error: ' "$LOGS/$label.log" | tail -n1 \
+            || tail -n1 "$LOGS/$label.log")")"
+        PARTS+=("$label: failed")
     fi
-else
-    failed "upstream: $(short "$(grep -E '^run-upstream.sh: error: ' "$LOGS/upstream.log" | tail -n1 \
-        || tail -n1 "$LOGS/upstream.log")")"
-    PARTS+=("upstream: failed")
-fi
+}
+run_upstream upstream UPSTREAM_CRYPTO_PROVIDER=sqlcipherkit
+run_upstream "upstream (reference provider)" UPSTREAM_CRYPTO_PROVIDER=reference
 
 if run_part fuzz Tests/Fuzz/fuzz.sh 60; then
     PASSED=$((PASSED + 1))

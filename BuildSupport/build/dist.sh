@@ -6,10 +6,11 @@
 write_pin_json() {
     local args=(sqlcipherVersion="$PIN_VERSION" sqliteVersion="$PIN_SQLITE_VERSION" tarball="$PIN_TARBALL"
         sha256="$PIN_SHA256" cachedTarball="$CACHE_DIR/$PIN_TARBALL" "sources:=[]" "configureFlags:=[]"
-        "compileFlags:=[]" "upstreamTests:={}" "localChanges:=$(local_changes_json)") f entry
+        "compileFlags:=[]" "upstreamTests:={}" "localChanges:=$(local_changes_json)" cryptoProvider="$CRYPTO_PROVIDER") f entry
     for f in "${PIN_SOURCES[@]}"; do args+=("sources[]=$f"); done
     for f in "${PIN_CONFIGURE_FLAGS[@]}"; do args+=("configureFlags[]=$f"); done
-    for f in "${PIN_CFLAGS[@]}"; do args+=("compileFlags[]=$f"); done
+    # The flags the engine is compiled with: the pin's, with the crypto provider's selected (provider.sh).
+    for f in "${ENGINE_CFLAGS[@]}"; do args+=("compileFlags[]=$f"); done
     for entry in "${PIN_UPSTREAM_TESTS[@]}"; do args+=("upstreamTests>${entry%%=*}:=${entry#*=}"); done
     mkdir -p "$BUILD_DIR"
     json_object "$BUILD_DIR/pin.json" "${args[@]}"
@@ -25,8 +26,9 @@ write_pkg_config() {
 write_manifest() {
     local dir=$1 triple=$2 args=() f
     args=(sqlcipherVersion="$PIN_VERSION" sqliteVersion="$PIN_SQLITE_VERSION" sourceTarball="$PIN_TARBALL"
-        sourceSHA256="$PIN_SHA256" "compileFlags:=[]" "localChanges:=$(local_changes_json)")
-    for f in "${PIN_CFLAGS[@]}"; do args+=("compileFlags[]=$f"); done
+        sourceSHA256="$PIN_SHA256" "compileFlags:=[]" "localChanges:=$(local_changes_json)"
+        "cryptoProvider>name=$CRYPTO_PROVIDER" "cryptoProvider>source=$(provider_description)")
+    for f in "${ENGINE_CFLAGS[@]}"; do args+=("compileFlags[]=$f"); done
     args+=(cCompiler="$(cc_version)" swiftVersion="$(swift_version_line)" targetTriple="$triple"
         "archives>lib/libSQLCipherKit.a=$(sha256_of "$dir/lib/libSQLCipherKit.a")"
         "archives>lib/libsqlcipher.a=$(sha256_of "$dir/lib/libsqlcipher.a")")

@@ -22,14 +22,14 @@ make_amalgamation() {
     cp "$PROVIDER_SOURCE" "$work/build/"
     # configure only prepares the tclsh generator; the flags that matter are applied when compiling.
     if ! (cd "$work/build" \
-        && "$top/configure" "${PIN_CONFIGURE_FLAGS[@]}" CFLAGS="${PIN_CFLAGS[*]}" LDFLAGS="-lcrypto" \
-        && make sqlite3.c EXTRA_SRC="$PROVIDER_FILE") >"$log" 2>&1; then
+        && "$top/configure" "${PIN_CONFIGURE_FLAGS[@]}" CFLAGS="${ENGINE_CFLAGS[*]}" LDFLAGS="-lcrypto" \
+        && make sqlite3.c $(provider_make_arguments)) >"$log" 2>&1; then
         tail -n 30 "$log" >&2
         die "generating the amalgamation failed (full log: $log)"
     fi
     [ -s "$work/build/sqlite3.c" ] || die "make sqlite3.c produced no sqlite3.c"
-    has_provider "$work/build/sqlite3.c" \
-        || die "the generated sqlite3.c lacks SQLCipherKit's provider (EXTRA_SRC was not appended)"
+    amalgamation_has_selected_provider "$work/build/sqlite3.c" \
+        || die "the generated sqlite3.c does not hold the $CRYPTO_PROVIDER crypto provider as selected (EXTRA_SRC)"
     apply_local_changes "$work/build/sqlite3.c"
     cp "$work/build/sqlite3.c" "$work/build/sqlite3.h" "$into/"
 }
@@ -44,8 +44,9 @@ check_amalgamation() {
 
 generate_amalgamation() {
     local dir=$BUILD_DIR/amalgamation stamp_file=$BUILD_DIR/amalgamation.stamp stamp
-    stamp=$(stamp_of "$PIN_SHA256" "$PIN_TARBALL" "${PIN_CONFIGURE_FLAGS[@]}" "${PIN_CFLAGS[@]}" \
-        "$(sha256_of "$PROVIDER_SOURCE")" "$(local_changes_stamp)" amalgamation-v4)
+    # SQLCipherKit's provider's source is part of the amalgamation only when it is the one compiled in.
+    stamp=$(stamp_of "$PIN_SHA256" "$PIN_TARBALL" "${PIN_CONFIGURE_FLAGS[@]}" "${ENGINE_CFLAGS[@]}" \
+        "$([ "$CRYPTO_PROVIDER" = reference ] || sha256_of "$PROVIDER_SOURCE")" "$(local_changes_stamp)" amalgamation-v5)
     if [ -f "$dir/sqlite3.c" ] && [ -f "$BUILD_DIR/include/sqlite3.h" ] && stamp_matches "$stamp_file" "$stamp"; then
         note "up to date (pin unchanged): $dir/sqlite3.c"
         return
@@ -67,11 +68,11 @@ generate_amalgamation() {
 compile_engine_archive() {
     local lib=$1
     mkdir -p "$BUILD_DIR/obj" "$BUILD_DIR/lib"
-    note "$CC -c ${PIN_CFLAGS[*]} sqlite3.c"
-    (cd "$BUILD_DIR/amalgamation" && "$CC" -c "${PIN_CFLAGS[@]}" \
+    note "$CC -c ${ENGINE_CFLAGS[*]} sqlite3.c (crypto provider: $CRYPTO_PROVIDER)"
+    (cd "$BUILD_DIR/amalgamation" && "$CC" -c "${ENGINE_CFLAGS[@]}" \
         -ffile-prefix-map="$BUILD_DIR"=. -ffile-prefix-map="$ROOT"=. \
         -o "$BUILD_DIR/obj/sqlite3.o" sqlite3.c) || die "compiling the engine failed"
-    (cd "$ROOT/BuildSupport/engine" && "$CC" -c "${PIN_CFLAGS[@]}" -ffile-prefix-map="$ROOT"=. \
+    (cd "$ROOT/BuildSupport/engine" && "$CC" -c "${ENGINE_CFLAGS[@]}" -ffile-prefix-map="$ROOT"=. \
         -o "$BUILD_DIR/obj/sqlcipherkit_crypto.o" sqlcipherkit_crypto.c) || die "compiling the crypto glue failed"
     # D: zero timestamps, uids and modes, so two builds give the same bytes.
     ar rcsD "$lib" "$BUILD_DIR/obj/sqlite3.o" "$BUILD_DIR/obj/sqlcipherkit_crypto.o"
@@ -79,7 +80,7 @@ compile_engine_archive() {
 
 compile_engine() {
     local lib=$BUILD_DIR/lib/libsqlcipher.a stamp_file=$BUILD_DIR/engine.stamp stamp
-    stamp=$(stamp_of "$(cat "$BUILD_DIR/amalgamation.stamp")" "${PIN_CFLAGS[@]}" "$(cc_version)" \
+    stamp=$(stamp_of "$(cat "$BUILD_DIR/amalgamation.stamp")" "${ENGINE_CFLAGS[@]}" "$(cc_version)" \
         "$(sha256_of "$ROOT/BuildSupport/engine/sqlcipherkit_crypto.c")" engine-v2)
     if [ -s "$lib" ] && stamp_matches "$stamp_file" "$stamp"; then
         note "up to date (pin, flags and compiler unchanged): $lib"
@@ -98,7 +99,24 @@ verify_engine() {
         cat "$BUILD_DIR/engine-verify.log" >&2
         die "the engine archive lacks SQLCipher's codec: refusing to build an artifact that would write plaintext"
     }
-    note "libsqlcipher.a: codec symbols present, SHA-256 $(sha256_of "$lib")"
+    check_engine_provider "$lib"
+    note "libsqlcipher.a: codec symbols present, crypto provider $CRYPTO_PROVIDER, SHA-256 $(sha256_of "$lib")"
+}
+
+# The archive holds the provider CRYPTO_PROVIDER selects, and its glue names that one: SQLCipherKit's set-up
+# function defined exactly when it is the one (the reference's always is: crypto_openssl.c is in every
+# amalgamation, compiled only under -DSQLCIPHER_CRYPTO_OPENSSL), and sqlcipherkit_crypto_provider defined.
+check_engine_provider() {
+    local lib=$1 symbols
+    symbols=$(nm -g --defined-only "$lib" 2>/dev/null | awk '{print $NF}')
+    grep -qx sqlcipherkit_crypto_provider <<<"$symbols" || die "$lib lacks sqlcipherkit_crypto_provider (the crypto glue)"
+    if [ "$CRYPTO_PROVIDER" = reference ]; then
+        grep -qx sqlcipher_openssl_setup <<<"$symbols" && ! grep -qx sqlcipherkit_openssl_setup <<<"$symbols" \
+            || die "$lib was to hold SQLCipher's reference provider, and does not (or holds SQLCipherKit's too)"
+    else
+        grep -qx sqlcipherkit_openssl_setup <<<"$symbols" \
+            || die "$lib was to hold SQLCipherKit's crypto provider, and does not"
+    fi
 }
 
 # SwiftPM does not track libraries given with -l, so test bundles and executables it linked against an older

@@ -41,9 +41,10 @@ write_sbom() {
         "swiftVersion=$(swiftc --version 2>&1 | sed -n 's/.*Swift version \([0-9.]*\).*/\1/p' | head -n1)"
         "swiftVersionLine=$(swift_version_line)" "cCompiler=$(cc_version)"
         projectVersion="$PROJECT_VERSION" packageResolved="$ROOT/Package.resolved" dist="$dist"
-        "opensslSystemNote=$(openssl_note system)" "opensslFoldedNote=$(openssl_note folded)")
+        "opensslSystemNote=$(openssl_note system)" "opensslFoldedNote=$(openssl_note folded)"
+        cryptoProvider="$CRYPTO_PROVIDER" "cryptoProviderDescription=$(provider_description)")
     while read -r url; do args+=("sourceURLs[]=$url"); done < <(source_urls)
-    for f in "${PIN_CFLAGS[@]}"; do args+=("compileFlags[]=$f"); done
+    for f in "${ENGINE_CFLAGS[@]}"; do args+=("compileFlags[]=$f"); done
     json_object "$facts" "${args[@]}"
     python3 "$ROOT/BuildSupport/sbom.py" --out "$dist/sbom.cdx.json" --facts "$facts" || die "could not write the SBOM"
 }

@@ -17,3 +17,17 @@ int sqlcipherkit_pbkdf2_hmac(const char *pass, int pass_length, const unsigned c
 const void *sqlcipherkit_evp_sha1(void) { return EVP_sha1(); }
 const void *sqlcipherkit_evp_sha256(void) { return EVP_sha256(); }
 const void *sqlcipherkit_evp_sha512(void) { return EVP_sha512(); }
+
+// The crypto provider the engine was compiled with, by the flags that compiled this file and sqlite3.c together
+// (build-sqlcipher.sh --crypto-provider; BuildSupport/engine/provider.sh): "sqlcipherkit" for SQLCipherKit's
+// provider (-DSQLCIPHER_CRYPTO_CUSTOM), "reference" for SQLCipher's own OpenSSL provider
+// (-DSQLCIPHER_CRYPTO_OPENSSL). PRAGMA cipher_provider names the library ("openssl") for both.
+const char *sqlcipherkit_crypto_provider(void) {
+#if defined(SQLCIPHER_CRYPTO_CUSTOM)
+    return "sqlcipherkit";
+#elif defined(SQLCIPHER_CRYPTO_OPENSSL)
+    return "reference";
+#else
+    return "unknown";
+#endif
+}

@@ -20,6 +20,15 @@
 // context is keyed for the page and re-keyed with zeros before returning, which overwrites its AES key schedule
 // (KeyHygieneTests scans the memory of a process with such connections open for the key's bytes). What stays
 // between calls: the algorithm object and a cipher context keyed with zeros.
+//
+// When it takes the fast paths, and when not (fallbacks that stay correct, at the reference provider's speed):
+// AES-256-CBC goes through the serving provider's functions directly only when OpenSSL's own `default` provider
+// serves it (openssl.cnf decides which provider does) and FIPS default properties are off; otherwise through EVP
+// on a kept EVP_CIPHER_CTX, re-keyed with zeros the same way. The HMAC goes through EVP_MAC (in the provider that
+// serves HMAC: the FIPS module under FIPS properties) when FIPS default properties are on, and always when the
+// headers lack the low-level SHA API (OPENSSL_NO_DEPRECATED_3_0); otherwise by hand as above. Tests: the
+// differential test runs compiled as is, with -DOPENSSL_NO_DEPRECATED_3_0, and with -DSQLCIPHERKIT_PROVIDER_EVP
+// (a test-only flag taking both EVP paths).
 #if defined(SQLITE_HAS_CODEC) && defined(SQLCIPHER_CRYPTO_CUSTOM)
 // The SHA functions below are deprecated in OpenSSL 3 (see sqlcipherkit_sha_ctx): declared without a warning.
 #define OPENSSL_SUPPRESS_DEPRECATED
@@ -48,8 +57,12 @@
 // page, more than setting the AES key itself); the functions below are the ones EVP calls after that.
 typedef struct sqlcipherkit_provider_ctx {
     EVP_CIPHER *cipher;                                // fetched once; holds the provider (and its functions)
-    void *aes;                                         // the provider's AES-256-CBC context, padding off;
-                                                       // keyed with zeros between calls
+    void *aes;                                         // the direct path: the provider's AES-256-CBC context,
+                                                       // padding off; keyed with zeros between calls
+    EVP_CIPHER_CTX *evp;                               // the EVP path (see sqlcipherkit_direct_allowed): an EVP
+                                                       // context, padding off; keyed with zeros between calls
+    EVP_MAC *mac;                                      // HMAC through EVP (FIPS properties on, or no low-level
+                                                       // SHA API); NULL: the HMAC by hand below
     OSSL_FUNC_cipher_encrypt_init_fn *encrypt_init;
     OSSL_FUNC_cipher_decrypt_init_fn *decrypt_init;
     OSSL_FUNC_cipher_update_fn *update;
@@ -103,6 +116,8 @@ static int sqlcipherkit_random(void *ctx, void *buffer, int length) {
 // page for an HMAC), and the EVP context would keep the last state; these work in place, allocate nothing, and
 // leave nothing behind that the caller does not wipe. (Deprecated as an API in OpenSSL 3 in favour of EVP, not
 // removed; the same assembly compresses the blocks either way.)
+#if !defined(OPENSSL_NO_DEPRECATED_3_0)
+#define SQLCIPHERKIT_HMAC_BY_HAND 1
 typedef union sqlcipherkit_sha_ctx {
     SHA_CTX sha1;
     SHA256_CTX sha256;
@@ -136,15 +151,9 @@ static int sqlcipherkit_sha_update(int algorithm, sqlcipherkit_sha_ctx *c, const
     }
 }
 
+
 // The digest's length: the HMAC's, which SQLCipher reserves on every page.
-static int sqlcipherkit_sha_digest_size(int algorithm) {
-    switch (algorithm) {
-    case SQLCIPHER_HMAC_SHA1: return SHA_DIGEST_LENGTH;
-    case SQLCIPHER_HMAC_SHA256: return SHA256_DIGEST_LENGTH;
-    case SQLCIPHER_HMAC_SHA512: return SHA512_DIGEST_LENGTH;
-    default: return 0;
-    }
-}
+static int sqlcipherkit_sha_digest_size(int algorithm);
 
 // Writes the digest into `out` (room for SQLCIPHERKIT_MAX_DIGEST bytes) and returns its length, 0 on failure.
 static int sqlcipherkit_sha_final(int algorithm, sqlcipherkit_sha_ctx *c, unsigned char *out) {
@@ -158,19 +167,53 @@ static int sqlcipherkit_sha_final(int algorithm, sqlcipherkit_sha_ctx *c, unsign
     return ok ? sqlcipherkit_sha_digest_size(algorithm) : 0;
 }
 
-// HMAC(key, in || in2) per RFC 2104. The key pads, the hash state (keyed midstates included) and the inner
-// digest live on this stack frame and are wiped before returning.
-static int sqlcipherkit_hmac(void *ctx, int algorithm, const unsigned char *hmac_key, int key_sz,
-                             const unsigned char *in, int in_sz, const unsigned char *in2, int in2_sz,
-                             unsigned char *out) {
+#endif
+
+// The digest's length: the HMAC's, which SQLCipher reserves on every page.
+static int sqlcipherkit_sha_digest_size(int algorithm) {
+    switch (algorithm) {
+    case SQLCIPHER_HMAC_SHA1: return 20;
+    case SQLCIPHER_HMAC_SHA256: return 32;
+    case SQLCIPHER_HMAC_SHA512: return 64;
+    default: return 0;
+    }
+}
+
+// HMAC(key, in || in2) through EVP_MAC, in the provider that serves HMAC (the FIPS module under FIPS properties):
+// the reference provider's way. The EVP_MAC_CTX (key pads and hash state) is freed, and so cleansed, before returning.
+static int sqlcipherkit_hmac_evp(EVP_MAC *mac, int algorithm, const unsigned char *key, int key_sz,
+                                 const unsigned char *in, int in_sz, const unsigned char *in2, int in2_sz,
+                                 unsigned char *out) {
+    const char *digest = algorithm == SQLCIPHER_HMAC_SHA1 ? "SHA1"
+                         : algorithm == SQLCIPHER_HMAC_SHA256 ? "SHA256"
+                         : algorithm == SQLCIPHER_HMAC_SHA512 ? "SHA512" : NULL;
+    OSSL_PARAM params[2];
+    size_t out_sz = 0;
+    EVP_MAC_CTX *c;
+    int ok;
+    if (digest == NULL || (c = EVP_MAC_CTX_new(mac)) == NULL) return 0;
+    params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)digest, 0);
+    params[1] = OSSL_PARAM_construct_end();
+    ok = EVP_MAC_init(c, key, (size_t)key_sz, params) && EVP_MAC_update(c, in, (size_t)in_sz)
+         && (in2 == NULL || EVP_MAC_update(c, in2, (size_t)in2_sz))
+         && EVP_MAC_final(c, out, &out_sz, SQLCIPHERKIT_MAX_DIGEST)
+         && out_sz == (size_t)sqlcipherkit_sha_digest_size(algorithm);
+    EVP_MAC_CTX_free(c);
+    return ok;
+}
+
+#if defined(SQLCIPHERKIT_HMAC_BY_HAND)
+// HMAC(key, in || in2) per RFC 2104, by hand over the low-level SHA API (arguments checked by the caller). The key
+// pads, the hash state (keyed midstates included) and the inner digest live on this stack frame and are wiped
+// before returning.
+static int sqlcipherkit_hmac_by_hand(int algorithm, const unsigned char *hmac_key, int key_sz,
+                                     const unsigned char *in, int in_sz, const unsigned char *in2, int in2_sz,
+                                     unsigned char *out) {
     unsigned char pad[SQLCIPHERKIT_MAX_BLOCK], inner[SQLCIPHERKIT_MAX_DIGEST], hashed_key[SQLCIPHERKIT_MAX_DIGEST];
     sqlcipherkit_sha_ctx sha;
     const unsigned char *key = hmac_key;
     int key_length = key_sz, block = sqlcipherkit_sha_block_size(algorithm), inner_sz = 0, ok = 0, i;
-    (void)ctx;
-
-    if (block == 0 || in == NULL || in_sz < 0 || key_sz < 0 || (key_sz > 0 && hmac_key == NULL)
-        || (in2 != NULL && in2_sz < 0)) return SQLITE_ERROR;
+    if (block == 0) return SQLITE_ERROR;
 
     // A key longer than the block is hashed first (RFC 2104); SQLCipher's keys (32 bytes) never are.
     if (key_length > block) {
@@ -203,6 +246,28 @@ done:
     OPENSSL_cleanse(&sha, sizeof sha);
     return ok ? SQLITE_OK : SQLITE_ERROR;
 }
+#endif
+
+// HMAC(key, in || in2): through EVP_MAC when ctx_init fetched it (sqlcipherkit_hmac_through_evp), else by hand.
+static int sqlcipherkit_hmac(void *ctx, int algorithm, const unsigned char *hmac_key, int key_sz,
+                             const unsigned char *in, int in_sz, const unsigned char *in2, int in2_sz,
+                             unsigned char *out) {
+    sqlcipherkit_provider_ctx *p = ctx;
+    static const unsigned char no_key[1];
+    if (in == NULL || in_sz < 0 || key_sz < 0 || (key_sz > 0 && hmac_key == NULL) || (in2 != NULL && in2_sz < 0)
+        || sqlcipherkit_sha_digest_size(algorithm) == 0) return SQLITE_ERROR;
+    if (p != NULL && p->mac != NULL) {
+        if (sqlcipherkit_hmac_evp(p->mac, algorithm, key_sz > 0 ? hmac_key : no_key, key_sz, in, in_sz, in2, in2_sz,
+                                  out)) return SQLITE_OK;
+        sqlcipherkit_log_errors("sqlcipherkit_hmac");
+        return SQLITE_ERROR;
+    }
+#if defined(SQLCIPHERKIT_HMAC_BY_HAND)
+    return sqlcipherkit_hmac_by_hand(algorithm, hmac_key, key_sz, in, in_sz, in2, in2_sz, out);
+#else
+    return SQLITE_ERROR; // without the low-level SHA API ctx_init always fetches the EVP HMAC
+#endif
+}
 
 // PBKDF2 runs once per key derivation (opening, rekeying): libcrypto's own, as in the reference provider.
 static int sqlcipherkit_kdf(void *ctx, int algorithm, const unsigned char *pass, int pass_sz,
@@ -222,12 +287,39 @@ static int sqlcipherkit_kdf(void *ctx, int algorithm, const unsigned char *pass,
     return SQLITE_OK;
 }
 
+static const unsigned char sqlcipherkit_zero_iv[SQLCIPHERKIT_AES_BLOCK];
+
+// AES-256-CBC through EVP, on the EVP context kept for the codec: the path when the direct one is not safe to take
+// (sqlcipherkit_direct_allowed). Re-keyed with zeros before returning, as the direct path; a context that cannot
+// be is freed (EVP cleanses it) and the codec context fails every page until it is opened again.
+static int sqlcipherkit_cipher_evp(sqlcipherkit_provider_ctx *p, int mode, const unsigned char *key, int key_sz,
+                                   const unsigned char *iv, const unsigned char *in, int in_sz, unsigned char *out) {
+    int update_sz = 0, final_sz = 0, ok;
+    if (key == NULL || iv == NULL || key_sz != SQLCIPHERKIT_AES_KEY || in_sz < 0
+        || in_sz % SQLCIPHERKIT_AES_BLOCK != 0) return SQLITE_ERROR;
+    ok = EVP_CipherInit_ex2(p->evp, NULL, key, iv, mode == SQLCIPHER_ENCRYPT ? 1 : 0, NULL)
+         && EVP_CipherUpdate(p->evp, out, &update_sz, in, in_sz)
+         && EVP_CipherFinal_ex(p->evp, out + update_sz, &final_sz)
+         && update_sz + final_sz == in_sz;
+    if (!EVP_CipherInit_ex2(p->evp, NULL, sqlcipherkit_zero_key, sqlcipherkit_zero_iv, 1, NULL)) {
+        EVP_CIPHER_CTX_free(p->evp);
+        p->evp = NULL;
+        ok = 0;
+    }
+    if (!ok) {
+        sqlcipherkit_log_errors("sqlcipherkit_cipher_evp");
+        return SQLITE_ERROR;
+    }
+    return SQLITE_OK;
+}
+
 // AES-256-CBC without padding over whole blocks, on the context kept for the codec.
 static int sqlcipherkit_cipher(void *ctx, int mode, const unsigned char *key, int key_sz, const unsigned char *iv,
                                const unsigned char *in, int in_sz, unsigned char *out) {
     sqlcipherkit_provider_ctx *p = ctx;
     size_t update_sz = 0, final_sz = 0;
     int ok;
+    if (p != NULL && p->evp != NULL) return sqlcipherkit_cipher_evp(p, mode, key, key_sz, iv, in, in_sz, out);
     if (p == NULL || p->aes == NULL || key == NULL || iv == NULL || key_sz != SQLCIPHERKIT_AES_KEY
         || in_sz < 0 || in_sz % SQLCIPHERKIT_AES_BLOCK != 0) return SQLITE_ERROR;
     ok = (mode == SQLCIPHER_ENCRYPT
@@ -270,6 +362,8 @@ static int sqlcipherkit_ctx_free(void **ctx) {
     sqlcipherkit_provider_ctx *p = ctx ? *ctx : NULL;
     if (p == NULL) return SQLITE_OK;
     if (p->aes != NULL) p->freectx(p->aes); // the provider cleanses what it held
+    EVP_CIPHER_CTX_free(p->evp);           // so does EVP
+    EVP_MAC_free(p->mac);
     EVP_CIPHER_free(p->cipher);
     OPENSSL_clear_free(p, sizeof *p);
     *ctx = NULL;
@@ -328,15 +422,60 @@ static int sqlcipherkit_aes_setup(sqlcipherkit_provider_ctx *p) {
     return set_ctx_params(p->aes, params);
 }
 
+// Whether AES-256-CBC may be run through the serving provider's functions directly: only when OpenSSL's own
+// `default` provider serves it (whose context layout and zero re-keying the key hygiene rests on, and which
+// KeyHygieneTests measures) and FIPS default properties are off. Otherwise (another provider chosen by
+// openssl.cnf, the FIPS module) the EVP path: correct and slower, whatever the provider. SQLCIPHERKIT_PROVIDER_EVP
+// (a compile-time flag, for the tests) takes the EVP paths always.
+static int sqlcipherkit_direct_allowed(const EVP_CIPHER *cipher) {
+#if defined(SQLCIPHERKIT_PROVIDER_EVP)
+    (void)cipher;
+    return 0;
+#else
+    const OSSL_PROVIDER *provider = EVP_CIPHER_get0_provider(cipher);
+    return provider != NULL && strcmp(OSSL_PROVIDER_get0_name(provider), "default") == 0
+           && !EVP_default_properties_is_fips_enabled(NULL);
+#endif
+}
+
+// Whether the HMAC goes through EVP_MAC: under FIPS default properties (so that it runs in the FIPS module, as AES
+// and PBKDF2 do), when the headers lack the low-level SHA API, and with SQLCIPHERKIT_PROVIDER_EVP.
+static int sqlcipherkit_hmac_through_evp(void) {
+#if !defined(SQLCIPHERKIT_HMAC_BY_HAND) || defined(SQLCIPHERKIT_PROVIDER_EVP)
+    return 1;
+#else
+    return EVP_default_properties_is_fips_enabled(NULL);
+#endif
+}
+
+// The EVP path's context: AES-256-CBC keyed with zeros, padding off.
+static int sqlcipherkit_evp_setup(sqlcipherkit_provider_ctx *p) {
+    return (p->evp = EVP_CIPHER_CTX_new()) != NULL
+           && EVP_CipherInit_ex2(p->evp, p->cipher, sqlcipherkit_zero_key, sqlcipherkit_zero_iv, 1, NULL)
+           && EVP_CIPHER_CTX_set_padding(p->evp, 0);
+}
+
+// The cipher path: direct when allowed and the serving provider's table has what it needs, else EVP.
+static int sqlcipherkit_cipher_setup(sqlcipherkit_provider_ctx *p) {
+    if (sqlcipherkit_direct_allowed(p->cipher)) {
+        if (sqlcipherkit_aes_setup(p)) return 1;
+        if (p->aes != NULL) p->freectx(p->aes);
+        p->aes = NULL;
+    }
+    return sqlcipherkit_evp_setup(p);
+}
+
 static int sqlcipherkit_ctx_init(void **ctx) {
     sqlcipherkit_provider_ctx *p = OPENSSL_zalloc(sizeof *p);
     if (p == NULL) return SQLITE_NOMEM;
     *ctx = p;
     p->cipher = EVP_CIPHER_fetch(NULL, "AES-256-CBC", NULL);
     if (p->cipher == NULL || EVP_CIPHER_get_key_length(p->cipher) != SQLCIPHERKIT_AES_KEY
-        || EVP_CIPHER_get_iv_length(p->cipher) != SQLCIPHERKIT_AES_BLOCK || !sqlcipherkit_aes_setup(p)) {
+        || EVP_CIPHER_get_iv_length(p->cipher) != SQLCIPHERKIT_AES_BLOCK
+        || !sqlcipherkit_cipher_setup(p)
+        || (sqlcipherkit_hmac_through_evp() && (p->mac = EVP_MAC_fetch(NULL, "HMAC", NULL)) == NULL)) {
         sqlcipher_log(SQLCIPHER_LOG_ERROR, SQLCIPHER_LOG_PROVIDER,
-                      "sqlcipherkit_ctx_init: AES-256-CBC is not available from OpenSSL's providers");
+                      "sqlcipherkit_ctx_init: AES-256-CBC (or HMAC) is not available from OpenSSL's providers");
         sqlcipherkit_log_errors("sqlcipherkit_ctx_init");
         sqlcipherkit_ctx_free(ctx);
         return SQLITE_ERROR;

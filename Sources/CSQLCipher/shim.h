@@ -22,6 +22,9 @@ int sqlcipherkit_pbkdf2_hmac(const char *pass, int pass_length, const unsigned c
 const void *sqlcipherkit_evp_sha1(void);
 const void *sqlcipherkit_evp_sha256(void);
 const void *sqlcipherkit_evp_sha512(void);
+// The crypto provider compiled into the engine: "sqlcipherkit" (SQLCipherKit's) or "reference" (SQLCipher's own
+// OpenSSL provider); build-sqlcipher.sh --crypto-provider chooses (also in sqlcipherkit_crypto.c).
+const char *sqlcipherkit_crypto_provider(void);
 
 // SQLCipherKit's local changes to the engine's generated source (one-line fixes of engine bugs upstream has not
 // fixed yet; Vendor/sqlcipher.pin, PIN_LOCAL_CHANGES): their names, space-separated, "" for none. Appended to the

@@ -60,6 +60,7 @@ struct CLITests {
         #expect(result.stdout.contains("cipher_version: \(pin.cipherVersion)"))
         #expect(result.stdout.contains("cipher_provider: openssl"))
         #expect(result.stdout.contains("cipher_provider_version: OpenSSL 3"))
+        #expect(result.stdout.contains("crypto_provider: \(pin.cryptoProvider ?? "sqlcipherkit") (compiled into the engine)"))
         #expect(result.stdout.contains("sqlite_version: \(pin.sqliteVersion)"))
         #expect(result.stdout.contains("cipher_status: 1"))
         #expect(result.stdout.contains("encrypted_at_rest: yes"))

@@ -37,6 +37,10 @@ public struct Pin: Decodable, Sendable {
         public let replace: String
     }
 
+    /// The crypto provider the engine in `Vendor/build` was compiled with (`build-sqlcipher.sh --crypto-provider`:
+    /// `sqlcipherkit` or `reference`); nil in a pin.json written before the switch existed.
+    public let cryptoProvider: String?
+
     /// The pin of this checkout; fails with the fix when the build has not written it.
     public static let current: Result<Pin, PinError> = {
         let file = Repository.root.appendingPathComponent("Vendor/build/pin.json")

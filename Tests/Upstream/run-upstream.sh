@@ -61,6 +61,17 @@ EXTRA_FLAGS=(-DSQLCIPHER_TEST)
 # shellcheck source=../../BuildSupport/engine/provider.sh
 source "$ROOT/BuildSupport/engine/provider.sh"
 
+# Which crypto provider the harness is built with (provider.sh): UPSTREAM_CRYPTO_PROVIDER=sqlcipherkit (default,
+# the engine's) or reference (SQLCipher's own crypto_openssl.c, as build-sqlcipher.sh --crypto-provider
+# reference builds the engine). The reference harness lives in Vendor/build/upstream-reference/, so both stay built.
+# UPSTREAM_FILES="a.test b.test" runs only those files (each against its pinned count), not the suite runner.
+select_crypto_provider "${UPSTREAM_CRYPTO_PROVIDER:-sqlcipherkit}"
+if [ "$CRYPTO_PROVIDER" = reference ]; then
+    UPSTREAM_DIR=$ROOT/Vendor/build/upstream-reference
+    LOG=$UPSTREAM_DIR/sqlcipher-test.log
+fi
+read -r -a ONLY_FILES <<<"${UPSTREAM_FILES:-}"
+
 # Test files run on their own besides those sqlcipher.test lists (upstream runs it by hand, under TSan).
 EXTRA_FILES=(sqlcipher-threads.test)
 
@@ -129,7 +140,7 @@ them when run as root; or: sudo apt-get install ${missing[*]})"
 compose_flags() {
     local flag dropped keep
     CFLAGS_USED=()
-    for flag in "${PIN_CFLAGS[@]}"; do
+    for flag in "${ENGINE_CFLAGS[@]}"; do
         keep=yes
         for dropped in "${DROPPED_FLAGS[@]}"; do
             [ "$flag" != "$dropped" ] || keep=no
@@ -149,7 +160,7 @@ build_testfixture() {
     local stamp stamp_file=$UPSTREAM_DIR/testfixture.stamp
     stamp=$(printf '%s\n' "$RECIPE" "$PIN_SHA256" "$PIN_TARBALL" "${CFLAGS_USED[@]}" "${CONFIGURE_USED[@]}" \
         "$("$CC" --version | head -n1)" "$(sed -n 's/^TCL_PATCH_LEVEL=//p' "$TCL_DIR/tclConfig.sh")" \
-        "$(sha256sum "$PROVIDER_SOURCE")" \
+        "$([ "$CRYPTO_PROVIDER" = reference ] || sha256sum "$PROVIDER_SOURCE")" \
         | sha256sum | cut -d' ' -f1)
     if [ -x "$UPSTREAM_DIR/testfixture" ] && [ -f "$UPSTREAM_DIR/src/test/sqlcipher.test" ] \
         && [ "$(cat "$stamp_file" 2>/dev/null)" = "$stamp" ]; then
@@ -178,14 +189,14 @@ delete it and run ./build-sqlcipher.sh to fetch a genuine copy"
     note "make -j$MAKE_JOBS testfixture (log: $UPSTREAM_DIR/build/build.log)"
     if ! (cd "$work/up/build" \
         && ../src/configure "${CONFIGURE_USED[@]}" CC="$CC" CFLAGS="${CFLAGS_USED[*]}" LDFLAGS="-lcrypto" \
-        && make -j"$MAKE_JOBS" testfixture EXTRA_SRC="$PROVIDER_FILE") \
+        && make -j"$MAKE_JOBS" testfixture $(provider_make_arguments)) \
         >"$UPSTREAM_DIR/build/build.log" 2>&1; then
         # The link line alone is tens of kilobytes: show the ends of the last lines.
         tail -n 30 "$UPSTREAM_DIR/build/build.log" | cut -c1-300 >&2
         die "building testfixture failed (full log: $UPSTREAM_DIR/build/build.log)"
     fi
-    has_provider "$UPSTREAM_DIR/build/sqlite3.c" \
-        || die "the harness's sqlite3.c lacks SQLCipherKit's provider (EXTRA_SRC was not appended)"
+    amalgamation_has_selected_provider "$UPSTREAM_DIR/build/sqlite3.c" \
+        || die "the harness's sqlite3.c does not hold the $CRYPTO_PROVIDER crypto provider (EXTRA_SRC)"
     cp "$UPSTREAM_DIR/build/testfixture" "$UPSTREAM_DIR/testfixture"
     echo "$stamp" >"$stamp_file"
 }
@@ -299,12 +310,16 @@ run_suite() {
         [ "$known" = yes ] || die "Vendor/sqlcipher.pin records $entry, but SQLCipher $PIN_VERSION runs no such file"
     done
 
-    local started=$SECONDS total=0 expected line=() lines=()
-    # 1. The suite as upstream runs it.
-    run_testfixture sqlcipher.test "$LOG"
-    local suite_tests=$RUN_TESTS suite_elapsed=$((SECONDS - started))
+    local started=$SECONDS total=0 expected line=() lines=() suite_tests=skipped suite_elapsed=0
+    if [ ${#ONLY_FILES[@]} -gt 0 ]; then
+        files=("${ONLY_FILES[@]}") EXTRA_FILES=() missing=()
+    else
+        # 1. The suite as upstream runs it.
+        run_testfixture sqlcipher.test "$LOG"
+        suite_tests=$RUN_TESTS suite_elapsed=$((SECONDS - started))
+    fi
     # 2. Each file on its own, for its count (the suite runner reports one total only).
-    for file in "${files[@]}" "${EXTRA_FILES[@]}"; do
+    for file in "${files[@]}" ${EXTRA_FILES[@]+"${EXTRA_FILES[@]}"}; do
         local file_started=$SECONDS
         run_testfixture "$file" "$UPSTREAM_DIR/logs/$file.log"
         total=$((total + RUN_TESTS))
@@ -316,10 +331,14 @@ run_suite() {
             die "test/$file ran $RUN_TESTS tests, the pin records $expected: part of it was skipped, or the suite changed (update PIN_UPSTREAM_TESTS in Vendor/sqlcipher.pin after reading the log: $UPSTREAM_DIR/logs/$file.log)"
         fi
     done
-    printf 'upstream SQLCipher %s, 0 errors in every file:\n' "$PIN_VERSION"
+    printf 'upstream SQLCipher %s (crypto provider %s), 0 errors in every file:\n' "$PIN_VERSION" "$CRYPTO_PROVIDER"
     printf '%s\n' "${lines[@]}"
-    printf '  %-34s %4s tests, 0 errors (the suite runner; %ss; log: %s)\n' sqlcipher.test "$suite_tests" \
-        "$suite_elapsed" "$LOG"
+    if [ ${#ONLY_FILES[@]} -gt 0 ]; then
+        printf '  %-34s not run (UPSTREAM_FILES names the files)\n' sqlcipher.test
+    else
+        printf '  %-34s %4s tests, 0 errors (the suite runner; %ss; log: %s)\n' sqlcipher.test "$suite_tests" \
+            "$suite_elapsed" "$LOG"
+    fi
     if [ ${#missing[@]} -gt 0 ]; then
         die "no test count recorded for: ${missing[*]} — record the counts above in PIN_UPSTREAM_TESTS (Vendor/sqlcipher.pin) once you have read their logs"
     fi

@@ -6,7 +6,8 @@ public enum Engine {
     ///
     /// It opens a private, keyed in-memory connection (which itself confirms `PRAGMA cipher_status`: the
     /// connection encrypts) and asks the engine for `PRAGMA cipher_version`, `PRAGMA cipher_provider`,
-    /// `PRAGMA cipher_provider_version` and `sqlite_version()`. Call it at start-up
+    /// `PRAGMA cipher_provider_version` and `sqlite_version()`, and the engine's crypto glue for the crypto
+    /// provider compiled in (``EngineFacts/cryptoProvider``). Call it at start-up
     /// (or in a health check) so a build that linked plain SQLite by mistake fails loudly instead of writing
     /// plaintext.
     ///
@@ -28,7 +29,8 @@ public enum Engine {
             providerVersion: try database.textValue("PRAGMA cipher_provider_version") ?? "",
             sqliteVersion: try database.textValue("SELECT sqlite_version()") ?? "",
             encryptsConnections: try database.cipherStatus(),
-            localChanges: localChanges
+            localChanges: localChanges,
+            cryptoProvider: String(cString: sqlcipherkit_crypto_provider())
         )
     }
 

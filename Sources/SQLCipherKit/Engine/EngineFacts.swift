@@ -6,6 +6,11 @@ public struct EngineFacts: Sendable, Equatable {
     public let provider: String
     /// The crypto provider's version, as `PRAGMA cipher_provider_version` answers it.
     public let providerVersion: String
+    /// The crypto provider compiled into the engine: `sqlcipherkit` (SQLCipherKit's OpenSSL provider, the default)
+    /// or `reference` (SQLCipher's own OpenSSL provider, `build-sqlcipher.sh --crypto-provider reference`).
+    /// `PRAGMA cipher_provider` names the crypto library (`openssl`) for both; the engine's crypto glue answers
+    /// this one, from the flags the engine was compiled with.
+    public let cryptoProvider: String
     /// The SQLite version SQLCipher is built on, as `sqlite_version()` answers it.
     public let sqliteVersion: String
     /// Whether a keyed connection of this engine reports that it encrypts (`PRAGMA cipher_status`); always
@@ -19,10 +24,11 @@ public struct EngineFacts: Sendable, Equatable {
 
     /// Creates engine facts; ``Engine/selfCheck()`` is the usual source.
     public init(cipherVersion: String, provider: String, providerVersion: String, sqliteVersion: String,
-                encryptsConnections: Bool, localChanges: [String] = []) {
+                encryptsConnections: Bool, localChanges: [String] = [], cryptoProvider: String = "") {
         self.cipherVersion = cipherVersion
         self.provider = provider
         self.providerVersion = providerVersion
+        self.cryptoProvider = cryptoProvider
         self.sqliteVersion = sqliteVersion
         self.encryptsConnections = encryptsConnections
         self.localChanges = localChanges
@@ -30,10 +36,11 @@ public struct EngineFacts: Sendable, Equatable {
 }
 
 extension EngineFacts: CustomStringConvertible {
-    /// One line: `SQLCipher 4.x.y community (openssl, OpenSSL 3.x …) on SQLite 3.x.y`, followed by
-    /// `, local changes: NAME, …` when the engine carries any.
+    /// One line: `SQLCipher 4.x.y community (openssl, OpenSSL 3.x …) on SQLite 3.x.y, crypto provider
+    /// sqlcipherkit`, followed by `, local changes: NAME, …` when the engine carries any.
     public var description: String {
         let changes = localChanges.isEmpty ? "" : ", local changes: " + localChanges.joined(separator: ", ")
-        return "SQLCipher \(cipherVersion) (\(provider), \(providerVersion)) on SQLite \(sqliteVersion)\(changes)"
+        return "SQLCipher \(cipherVersion) (\(provider), \(providerVersion)) on SQLite \(sqliteVersion)"
+            + (cryptoProvider.isEmpty ? "" : ", crypto provider \(cryptoProvider)") + changes
     }
 }

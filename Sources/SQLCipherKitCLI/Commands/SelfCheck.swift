@@ -21,6 +21,7 @@ struct SelfCheck: ReportingCommand {
         print("cipher_version: \(facts.cipherVersion)")
         print("cipher_provider: \(facts.provider)")
         print("cipher_provider_version: \(facts.providerVersion)")
+        print("crypto_provider: \(facts.cryptoProvider) (compiled into the engine)")
         print("sqlite_version: \(facts.sqliteVersion)")
         print("cipher_status: \(facts.encryptsConnections ? 1 : 0) (a keyed connection encrypts)")
         let proof = try Engine.proveEncryptionAtRest()

@@ -13,6 +13,8 @@ struct EngineTests {
         #expect(facts.providerVersion.hasPrefix("OpenSSL 3"))
         #expect(facts.sqliteVersion == pin.sqliteVersion)
         #expect(facts.encryptsConnections)
+        // The provider the build compiled in (build-sqlcipher.sh --crypto-provider), as pin.json records it.
+        #expect(facts.cryptoProvider == (pin.cryptoProvider ?? "sqlcipherkit"))
         #expect(Engine.sqliteVersion == pin.sqliteVersion)
         #expect(Engine.cipherVersion == pin.cipherVersion)
     }
@@ -23,7 +25,7 @@ struct EngineTests {
         let facts = try Engine.selfCheck()
         #expect(facts.description.hasPrefix("SQLCipher \(pin.cipherVersion) (openssl, OpenSSL 3"))
         let changes = pin.localChanges.map(\.name)
-        #expect(facts.description.hasSuffix("on SQLite \(pin.sqliteVersion)"
+        #expect(facts.description.hasSuffix("on SQLite \(pin.sqliteVersion), crypto provider \(facts.cryptoProvider)"
             + (changes.isEmpty ? "" : ", local changes: " + changes.joined(separator: ", "))), "\(facts)")
     }
 

@@ -1,0 +1,88 @@
+import Foundation
+import ProcessTestSupport
+import Testing
+
+/// SQLCipherKit's crypto provider against SQLCipher's reference one (issue 24): the switch that builds either
+/// (`build-sqlcipher.sh --crypto-provider`), the differential and known-answer test of the provider functions,
+/// and the file matrix between engines built with each. The scripts in `Tests/CryptoProvider/` do the building
+/// (the reference engine is cached in `Vendor/build/engine-reference/`: about 3 minutes the first time).
+/// Serialized: they share that engine and `Vendor/build/crypto-provider/`.
+@Suite("Crypto provider: switch, differential, file matrix", .serialized)
+struct CryptoProviderTests {
+    static let folder = Repository.path("Tests/CryptoProvider")
+
+    /// The JSON object in `path`.
+    static func json(_ path: String) throws -> [String: Any] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    @Test("--crypto-provider reference builds SQLCipher's own provider, and pin.json, the archive and the glue say so")
+    func referenceSwitch() throws {
+        let built = try run(Self.folder + "/engine.sh", ["reference"])
+        #expect(built.status == 0, "\(built)")
+        let dir = built.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let pin = try Self.json(dir + "/pin.json")
+        #expect(pin["cryptoProvider"] as? String == "reference")
+        let flags = try #require(pin["compileFlags"] as? [String])
+        #expect(flags.contains("-DSQLCIPHER_CRYPTO_OPENSSL"))
+        #expect(!flags.contains { $0.hasPrefix("-DSQLCIPHER_CRYPTO_CUSTOM") })
+        let symbols = try shell(#"nm -g --defined-only "$1" | awk '{print $NF}'"#, dir + "/lib/libsqlcipher.a").output
+            .split(separator: "\n").map(String.init)
+        #expect(symbols.contains("sqlcipher_openssl_setup"))
+        #expect(!symbols.contains("sqlcipherkit_openssl_setup"))
+        #expect(symbols.contains("sqlcipherkit_crypto_provider"))
+        let amalgamation = try String(contentsOfFile: dir + "/amalgamation/sqlite3.c", encoding: .utf8)
+        #expect(!amalgamation.contains("\nint sqlcipherkit_openssl_setup"), "no EXTRA_SRC for the reference")
+    }
+
+    @Test("the default build names SQLCipherKit's provider in pin.json, MANIFEST.json and the SBOM")
+    func defaultBuildNamesItsProvider() throws {
+        let pin = try Self.json(Repository.path("Vendor/build/pin.json"))
+        let name = try #require(pin["cryptoProvider"] as? String)
+        #expect(["sqlcipherkit", "reference"].contains(name))
+        try Repository.requireBuild()
+        let manifest = try Self.json(Repository.dist + "/MANIFEST.json")
+        let provider = try #require(manifest["cryptoProvider"] as? [String: Any])
+        #expect(provider["name"] as? String == name)
+        let components = try #require(try Self.json(Repository.dist + "/sbom.cdx.json")["components"] as? [[String: Any]])
+        let sqlcipher = try #require(components.first { $0["bom-ref"] as? String == "sqlcipher" })
+        let properties = try #require(sqlcipher["properties"] as? [[String: String]])
+        #expect(properties.contains { $0["name"] == "sqlcipherkit:cryptoProvider" && $0["value"] == name })
+        let facts = try run(Repository.dist + "/bin/sqlcipherkit", ["selfcheck"])
+        #expect(facts.output.contains("crypto_provider: \(name) (compiled into the engine)"), "\(facts)")
+    }
+
+    /// Both providers' hmac, kdf and cipher through their sqlcipher_provider tables, in one program: known answers
+    /// (RFC 2202, RFC 4231, RFC 6070, RFC 7914, SP 800-38A) and random cases, on the system's libcrypto and on the
+    /// sqlcipher3 wheel's (OpenSSL 3.6), which the interop tests install (required here when they have).
+    @Test("differential and known-answer: 0 differences on every libcrypto")
+    func differential() throws {
+        let wheel = FileManager.default.fileExists(atPath: Repository.path("Vendor/build/python-venv/.sqlcipherkit-requirement"))
+        let result = try run(Self.folder + "/run-differential.sh", [],
+                             environment: ["DIFFERENTIAL_REQUIRE_WHEEL": wheel ? "1" : ""])
+        print(result.output.split(separator: "\n").filter { !$0.hasPrefix("    ") }.joined(separator: "\n"))
+        #expect(result.status == 0, "\(result)")
+        let totals = result.output.split(separator: "\n").filter { $0.hasPrefix("TOTAL: ") }
+        // The default build on each libcrypto, then the fallbacks: compiled without the low-level SHA API, and
+        // with the EVP paths forced.
+        #expect(totals.count == (wheel ? 4 : 3), "\(result)")
+        for total in totals { #expect(total.contains(" checks, 0 differences"), "\(total)") }
+        #expect(result.output.contains("OpenSSL 3.0"), "the system's libcrypto")
+        if wheel { #expect(result.output.contains("OpenSSL 3.6"), "the wheel's libcrypto") }
+        let paths = result.output.split(separator: "\n").filter { $0.hasPrefix("sqlcipherkit provider: ") }
+        #expect(paths.filter { $0.contains("AES-256-CBC direct, HMAC by hand") }.count == (wheel ? 2 : 1), "\(paths)")
+        #expect(paths.filter { $0.contains("AES-256-CBC direct, HMAC through EVP_MAC") }.count == 1, "\(paths)")
+        #expect(paths.filter { $0.contains("AES-256-CBC through EVP, HMAC through EVP_MAC") }.count == 1, "\(paths)")
+        // FIPS default properties with no FIPS module: nothing serves AES; the provider refuses at ctx_init.
+        #expect(result.output.contains("exit status under FIPS properties: 2"), "\(result)")
+    }
+
+    @Test("file matrix: written by one provider, read by the other, tampered copies refused the same way")
+    func fileMatrix() throws {
+        let result = try run(Self.folder + "/run-matrix.sh", [])
+        print(result.output.split(separator: "\n").filter { !$0.hasPrefix("    ") }.joined(separator: "\n"))
+        #expect(result.status == 0, "\(result)")
+        #expect(result.output.contains("both readers agree line for line: yes"), "\(result)")
+    }
+}
