@@ -49,6 +49,8 @@ struct NegativeBuildTests {
             // as a mislinked engine would.
             int sqlite3_key_v2(void *db, const char *name, const void *key, int length) { return 0; }
             int sqlite3_rekey_v2(void *db, const char *name, const void *key, int length) { return 0; }
+            // Nor SQLCipherKit's crypto glue, which names the crypto provider compiled in (Engine.selfCheck).
+            const char *sqlcipherkit_crypto_provider(void) { return "none"; }
 
             // With PRETEND_SQLCIPHER set, an engine that lies: a VFS shim answers PRAGMA cipher_version for
             // database files (SQLITE_FCNTL_PRAGMA), so opens pass the version check and write plaintext.
