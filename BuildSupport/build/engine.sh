@@ -110,6 +110,11 @@ check_engine_provider() {
     local lib=$1 symbols
     symbols=$(nm -g --defined-only "$lib" 2>/dev/null | awk '{print $NF}')
     grep -qx sqlcipherkit_crypto_provider <<<"$symbols" || die "$lib lacks sqlcipherkit_crypto_provider (the crypto glue)"
+    grep -qx sqlcipherkit_provider_failed <<<"$symbols" \
+        || die "$lib lacks sqlcipherkit_provider_failed (the provider's or the glue's: SQLCipherKit's errors need it)"
+    # Fault injection is for the tests' own builds (Tests/CryptoProvider/faults.c), never an engine that ships.
+    ! grep -qx sqlcipherkit_fault_arm <<<"$symbols" \
+        || die "$lib was compiled with SQLCIPHERKIT_PROVIDER_FAULTS (test-only fault injection): refusing it"
     if [ "$CRYPTO_PROVIDER" = reference ]; then
         grep -qx sqlcipher_openssl_setup <<<"$symbols" && ! grep -qx sqlcipherkit_openssl_setup <<<"$symbols" \
             || die "$lib was to hold SQLCipher's reference provider, and does not (or holds SQLCipherKit's too)"

@@ -31,3 +31,15 @@ const char *sqlcipherkit_crypto_provider(void) {
     return "unknown";
 #endif
 }
+
+// What the Swift layer asks after an error (Sources/CSQLCipher/shim.h): whether the crypto provider failed on a
+// connection's codec, or could not serve AES at the last encrypted open. SQLCipherKit's provider defines both
+// (sqlcipherkit_provider.c, inside the amalgamation: they read SQLCipher's codec context); SQLCipher's reference
+// provider keeps no such state, so with it they say no, and such failures read as SQLite reports them.
+#if !defined(SQLCIPHER_CRYPTO_CUSTOM)
+int sqlcipherkit_provider_failed(void *db) {
+    (void)db;
+    return 0;
+}
+int sqlcipherkit_provider_unavailable(void) { return 0; }
+#endif

@@ -68,7 +68,37 @@ typedef struct sqlcipherkit_provider_ctx {
     OSSL_FUNC_cipher_update_fn *update;
     OSSL_FUNC_cipher_final_fn *final;
     OSSL_FUNC_cipher_freectx_fn *freectx;
+    int failed;                                        // a cipher, HMAC or random call failed: every later one
+                                                       // on this context fails too (sqlcipherkit_fail)
 } sqlcipherkit_provider_ctx;
+
+// Fault injection, for the tests only (Tests/CryptoProvider/faults.c compiles this file with
+// -DSQLCIPHERKIT_PROVIDER_FAULTS; the engine never is, and verify-symbols.sh refuses an archive that defines
+// sqlcipherkit_fault_arm). sqlcipherkit_fault_arm(kind, n) makes the n-th call of that kind from then on fail as
+// OpenSSL failing would: the AES fetch in ctx_init, a cipher update or final, the zero re-keying after a page,
+// RAND_bytes, or an HMAC.
+enum {
+    SQLCIPHERKIT_FAULT_NONE, SQLCIPHERKIT_FAULT_FETCH, SQLCIPHERKIT_FAULT_UPDATE, SQLCIPHERKIT_FAULT_FINAL,
+    SQLCIPHERKIT_FAULT_REKEY, SQLCIPHERKIT_FAULT_RANDOM, SQLCIPHERKIT_FAULT_HMAC
+};
+#if defined(SQLCIPHERKIT_PROVIDER_FAULTS)
+static int sqlcipherkit_fault_kind;
+static long sqlcipherkit_fault_countdown, sqlcipherkit_fault_hits;
+void sqlcipherkit_fault_arm(int kind, long n) {
+    sqlcipherkit_fault_kind = kind;
+    sqlcipherkit_fault_countdown = n;
+}
+long sqlcipherkit_fault_hit_count(void) { return sqlcipherkit_fault_hits; }
+static int sqlcipherkit_fault(int kind) {
+    if (kind != sqlcipherkit_fault_kind || sqlcipherkit_fault_countdown <= 0 || --sqlcipherkit_fault_countdown > 0)
+        return 0;
+    sqlcipherkit_fault_hits++;
+    return 1;
+}
+#define SQLCIPHERKIT_FAULT(kind) sqlcipherkit_fault(SQLCIPHERKIT_FAULT_##kind)
+#else
+#define SQLCIPHERKIT_FAULT(kind) 0
+#endif
 
 static const unsigned char sqlcipherkit_zero_key[EVP_MAX_KEY_LENGTH];
 
@@ -100,14 +130,22 @@ static int sqlcipherkit_add_random(void *ctx, const void *buffer, int length) {
     return SQLITE_OK;
 }
 
+// Fails closed: once a cipher, HMAC or random call fails on a codec's context, every later one does, until the
+// context is freed (the database closed). SQLCipher itself puts the pager into a permanent error on the first
+// failure (sqlite3Codec); this keeps the provider from ever serving that codec again either, whatever SQLite does
+// with its pager afterwards. Logs libcrypto's errors and returns SQLITE_ERROR.
+static int sqlcipherkit_fail(sqlcipherkit_provider_ctx *p, const char *where) {
+    if (p != NULL) p->failed = 1;
+    sqlcipherkit_log_errors(where);
+    return SQLITE_ERROR;
+}
+
 // OpenSSL 3's RAND_bytes is thread-safe, so unlike the reference provider (written for OpenSSL 1.0 too) this
 // takes no SQLCipher mutex around it (upstream's SQLCIPHER_OPENSSL_NO_MUTEX_RAND does the same).
 static int sqlcipherkit_random(void *ctx, void *buffer, int length) {
-    (void)ctx;
-    if (RAND_bytes((unsigned char *)buffer, length) != 1) {
-        sqlcipherkit_log_errors("sqlcipherkit_random");
-        return SQLITE_ERROR;
-    }
+    sqlcipherkit_provider_ctx *p = ctx;
+    if ((p != NULL && p->failed) || SQLCIPHERKIT_FAULT(RANDOM) || RAND_bytes((unsigned char *)buffer, length) != 1)
+        return sqlcipherkit_fail(p, "sqlcipherkit_random");
     return SQLITE_OK;
 }
 
@@ -254,19 +292,21 @@ static int sqlcipherkit_hmac(void *ctx, int algorithm, const unsigned char *hmac
                              unsigned char *out) {
     sqlcipherkit_provider_ctx *p = ctx;
     static const unsigned char no_key[1];
+    int ok;
     if (in == NULL || in_sz < 0 || key_sz < 0 || (key_sz > 0 && hmac_key == NULL) || (in2 != NULL && in2_sz < 0)
         || sqlcipherkit_sha_digest_size(algorithm) == 0) return SQLITE_ERROR;
+    if ((p != NULL && p->failed) || SQLCIPHERKIT_FAULT(HMAC)) return sqlcipherkit_fail(p, "sqlcipherkit_hmac");
     if (p != NULL && p->mac != NULL) {
-        if (sqlcipherkit_hmac_evp(p->mac, algorithm, key_sz > 0 ? hmac_key : no_key, key_sz, in, in_sz, in2, in2_sz,
-                                  out)) return SQLITE_OK;
-        sqlcipherkit_log_errors("sqlcipherkit_hmac");
-        return SQLITE_ERROR;
-    }
+        ok = sqlcipherkit_hmac_evp(p->mac, algorithm, key_sz > 0 ? hmac_key : no_key, key_sz, in, in_sz, in2, in2_sz,
+                                   out);
+    } else {
 #if defined(SQLCIPHERKIT_HMAC_BY_HAND)
-    return sqlcipherkit_hmac_by_hand(algorithm, hmac_key, key_sz, in, in_sz, in2, in2_sz, out);
+        ok = sqlcipherkit_hmac_by_hand(algorithm, hmac_key, key_sz, in, in_sz, in2, in2_sz, out) == SQLITE_OK;
 #else
-    return SQLITE_ERROR; // without the low-level SHA API ctx_init always fetches the EVP HMAC
+        ok = 0; // without the low-level SHA API ctx_init always fetches the EVP HMAC
 #endif
+    }
+    return ok ? SQLITE_OK : sqlcipherkit_fail(p, "sqlcipherkit_hmac");
 }
 
 // PBKDF2 runs once per key derivation (opening, rekeying): libcrypto's own, as in the reference provider.
@@ -298,19 +338,16 @@ static int sqlcipherkit_cipher_evp(sqlcipherkit_provider_ctx *p, int mode, const
     if (key == NULL || iv == NULL || key_sz != SQLCIPHERKIT_AES_KEY || in_sz < 0
         || in_sz % SQLCIPHERKIT_AES_BLOCK != 0) return SQLITE_ERROR;
     ok = EVP_CipherInit_ex2(p->evp, NULL, key, iv, mode == SQLCIPHER_ENCRYPT ? 1 : 0, NULL)
-         && EVP_CipherUpdate(p->evp, out, &update_sz, in, in_sz)
-         && EVP_CipherFinal_ex(p->evp, out + update_sz, &final_sz)
+         && !SQLCIPHERKIT_FAULT(UPDATE) && EVP_CipherUpdate(p->evp, out, &update_sz, in, in_sz)
+         && !SQLCIPHERKIT_FAULT(FINAL) && EVP_CipherFinal_ex(p->evp, out + update_sz, &final_sz)
          && update_sz + final_sz == in_sz;
-    if (!EVP_CipherInit_ex2(p->evp, NULL, sqlcipherkit_zero_key, sqlcipherkit_zero_iv, 1, NULL)) {
+    if (SQLCIPHERKIT_FAULT(REKEY)
+        || !EVP_CipherInit_ex2(p->evp, NULL, sqlcipherkit_zero_key, sqlcipherkit_zero_iv, 1, NULL)) {
         EVP_CIPHER_CTX_free(p->evp);
         p->evp = NULL;
         ok = 0;
     }
-    if (!ok) {
-        sqlcipherkit_log_errors("sqlcipherkit_cipher_evp");
-        return SQLITE_ERROR;
-    }
-    return SQLITE_OK;
+    return ok ? SQLITE_OK : sqlcipherkit_fail(p, "sqlcipherkit_cipher_evp");
 }
 
 // AES-256-CBC without padding over whole blocks, on the context kept for the codec.
@@ -319,30 +356,28 @@ static int sqlcipherkit_cipher(void *ctx, int mode, const unsigned char *key, in
     sqlcipherkit_provider_ctx *p = ctx;
     size_t update_sz = 0, final_sz = 0;
     int ok;
-    if (p != NULL && p->evp != NULL) return sqlcipherkit_cipher_evp(p, mode, key, key_sz, iv, in, in_sz, out);
-    if (p == NULL || p->aes == NULL || key == NULL || iv == NULL || key_sz != SQLCIPHERKIT_AES_KEY
-        || in_sz < 0 || in_sz % SQLCIPHERKIT_AES_BLOCK != 0) return SQLITE_ERROR;
+    if (p == NULL || p->failed) return sqlcipherkit_fail(p, "sqlcipherkit_cipher");
+    if (p->evp != NULL) return sqlcipherkit_cipher_evp(p, mode, key, key_sz, iv, in, in_sz, out);
+    if (p->aes == NULL || key == NULL || iv == NULL || key_sz != SQLCIPHERKIT_AES_KEY
+        || in_sz < 0 || in_sz % SQLCIPHERKIT_AES_BLOCK != 0) return sqlcipherkit_fail(p, "sqlcipherkit_cipher");
     ok = (mode == SQLCIPHER_ENCRYPT
               ? p->encrypt_init(p->aes, key, SQLCIPHERKIT_AES_KEY, iv, SQLCIPHERKIT_AES_BLOCK, NULL)
               : p->decrypt_init(p->aes, key, SQLCIPHERKIT_AES_KEY, iv, SQLCIPHERKIT_AES_BLOCK, NULL))
-        && p->update(p->aes, out, &update_sz, (size_t)in_sz, in, (size_t)in_sz)
+        && !SQLCIPHERKIT_FAULT(UPDATE) && p->update(p->aes, out, &update_sz, (size_t)in_sz, in, (size_t)in_sz)
         && update_sz <= (size_t)in_sz
-        && p->final(p->aes, out + update_sz, &final_sz, (size_t)in_sz - update_sz)
+        && !SQLCIPHERKIT_FAULT(FINAL) && p->final(p->aes, out + update_sz, &final_sz, (size_t)in_sz - update_sz)
         && update_sz + final_sz == (size_t)in_sz;
     // Overwrite the key schedule before the key goes back under SQLCipher's shield (the encryption direction:
     // its schedule is the cheaper one to compute).
-    if (!p->encrypt_init(p->aes, sqlcipherkit_zero_key, SQLCIPHERKIT_AES_KEY, NULL, 0, NULL)) {
+    if (SQLCIPHERKIT_FAULT(REKEY)
+        || !p->encrypt_init(p->aes, sqlcipherkit_zero_key, SQLCIPHERKIT_AES_KEY, NULL, 0, NULL)) {
         // A context that cannot be re-keyed still holds the schedule: free it (the provider cleanses it) rather
         // than keep it; the codec context then fails every page until it is opened again.
         p->freectx(p->aes);
         p->aes = NULL;
         ok = 0;
     }
-    if (!ok) {
-        sqlcipherkit_log_errors("sqlcipherkit_cipher");
-        return SQLITE_ERROR;
-    }
-    return SQLITE_OK;
+    return ok ? SQLITE_OK : sqlcipherkit_fail(p, "sqlcipherkit_cipher");
 }
 
 static const char *sqlcipherkit_get_cipher(void *ctx) {
@@ -465,11 +500,38 @@ static int sqlcipherkit_cipher_setup(sqlcipherkit_provider_ctx *p) {
     return sqlcipherkit_evp_setup(p);
 }
 
+// A context for a codec (a keyed database): AES-256-CBC fetched and set up, and the EVP HMAC when it is used. If
+// OpenSSL cannot serve them, SQLITE_ERROR: SQLCipher then fails the keying (sqlite3_key_v2: the open of that
+// encrypted database), and nothing else.
+//
+// SQLCipher's own initialisation (sqlcipher_extra_init, run by sqlite3_initialize before any connection) also
+// makes a context, only to draw random bytes from it (the shield mask, its PRNG's seed) and free it at once. That
+// one gets no cipher: sqlite3_initialize then needs RAND_bytes only, as with the reference provider (whose
+// ctx_init fetches nothing), so a machine whose OpenSSL cannot serve AES still opens plaintext databases (SQLite
+// itself, :memory:, the CLI's `inspect`) and fails encrypted opens with an error that says so. sqlcipher_init
+// (SQLCipher's, in the same amalgamation) is 0 exactly while that initialisation runs.
+// Whether the last codec context's set-up found AES-256-CBC (or the EVP HMAC) unavailable: read by
+// sqlcipherkit_provider_unavailable (below) when keying fails.
+static volatile int sqlcipherkit_unavailable;
+
 static int sqlcipherkit_ctx_init(void **ctx) {
     sqlcipherkit_provider_ctx *p = OPENSSL_zalloc(sizeof *p);
     if (p == NULL) return SQLITE_NOMEM;
     *ctx = p;
-    p->cipher = EVP_CIPHER_fetch(NULL, "AES-256-CBC", NULL);
+    if (!sqlcipher_init) {
+        // Random bytes are all SQLCipher asks of this context; if OpenSSL cannot give them (FIPS default properties
+        // without a FIPS module: no DRBG either), fail here, with no context, so that sqlite3_initialize fails
+        // cleanly. Were the context returned, sqlcipher_extra_init's error path (SQLCipher 4.18.0) would call
+        // ctx_free through its provider table after freeing the private heap that table lives in (seen: SIGSEGV).
+        unsigned char probe;
+        int ok = SQLCIPHERKIT_FAULT(RANDOM) ? 0 : RAND_bytes(&probe, 1) == 1;
+        OPENSSL_cleanse(&probe, sizeof probe);
+        if (ok) return SQLITE_OK;
+        sqlcipherkit_log_errors("sqlcipherkit_ctx_init: RAND_bytes");
+        sqlcipherkit_ctx_free(ctx);
+        return SQLITE_ERROR;
+    }
+    p->cipher = SQLCIPHERKIT_FAULT(FETCH) ? NULL : EVP_CIPHER_fetch(NULL, "AES-256-CBC", NULL);
     if (p->cipher == NULL || EVP_CIPHER_get_key_length(p->cipher) != SQLCIPHERKIT_AES_KEY
         || EVP_CIPHER_get_iv_length(p->cipher) != SQLCIPHERKIT_AES_BLOCK
         || !sqlcipherkit_cipher_setup(p)
@@ -478,10 +540,41 @@ static int sqlcipherkit_ctx_init(void **ctx) {
                       "sqlcipherkit_ctx_init: AES-256-CBC (or HMAC) is not available from OpenSSL's providers");
         sqlcipherkit_log_errors("sqlcipherkit_ctx_init");
         sqlcipherkit_ctx_free(ctx);
+        sqlcipherkit_unavailable = 1;
         return SQLITE_ERROR;
     }
+    sqlcipherkit_unavailable = 0;
     return SQLITE_OK;
 }
+
+// For the Swift layer's errors (Sources/CSQLCipher/shim.h; the reference provider's engine defines both in the
+// crypto glue, returning 0). SQLite reports a failed page cipher as whatever the pager makes of it ("file is not
+// a database", "database disk image is malformed", "out of memory"): these tell SQLCipherKit that the crypto
+// provider failed instead, so the error says that rather than call an intact file corrupt or the key wrong.
+
+// 1 when the crypto provider has failed on a codec of connection `db` (any schema): the connection stays unusable
+// (sqlcipherkit_fail) until closed; the file holds what the last successful commit wrote.
+int sqlcipherkit_provider_failed(void *connection) {
+    sqlite3 *db = connection;
+    int i, failed = 0;
+    if (db == NULL) return 0;
+    sqlite3_mutex_enter(db->mutex);
+    for (i = 0; i < db->nDb && !failed; i++) {
+        Btree *bt = db->aDb[i].pBt;
+        codec_ctx *codec = bt != NULL ? (codec_ctx *)sqlcipherPagerGetCodec(sqlite3BtreePager(bt)) : NULL;
+        sqlcipherkit_provider_ctx *p = codec != NULL ? codec->provider_ctx : NULL;
+        failed = p != NULL && p->failed;
+    }
+    sqlite3_mutex_leave(db->mutex);
+    return failed;
+}
+
+// 1 when encrypted opens cannot work for want of OpenSSL: SQLCipher's own initialisation failed (no random bytes:
+// sqlite3_initialize failed once, and SQLite, which counts itself initialised after that first call, opens plaintext
+// databases while SQLCipher refuses every keying with that error), or the last encrypted open (keying) found
+// AES-256-CBC, or the HMAC through EVP, unavailable from OpenSSL's providers (openssl.cnf, FIPS properties without
+// a FIPS module…). SQLCipher fails the keying with a bare SQLITE_ERROR in both cases. Asked after a keying failed.
+int sqlcipherkit_provider_unavailable(void) { return !sqlcipher_init || sqlcipherkit_unavailable; }
 
 static int sqlcipherkit_fips_status(void *ctx) { (void)ctx; return 0; }
 

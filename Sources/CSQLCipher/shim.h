@@ -25,6 +25,11 @@ const void *sqlcipherkit_evp_sha512(void);
 // The crypto provider compiled into the engine: "sqlcipherkit" (SQLCipherKit's) or "reference" (SQLCipher's own
 // OpenSSL provider); build-sqlcipher.sh --crypto-provider chooses (also in sqlcipherkit_crypto.c).
 const char *sqlcipherkit_crypto_provider(void);
+// After an error: 1 when the crypto provider failed on a codec of this connection (it stays unusable until closed;
+// the file holds its last commit), 0 otherwise; and 1 when the last encrypted open found AES-256-CBC unavailable
+// from OpenSSL. SQLCipherKit's provider tracks both; with the reference provider both are 0 (sqlcipherkit_crypto.c).
+int sqlcipherkit_provider_failed(void *db);
+int sqlcipherkit_provider_unavailable(void);
 
 // SQLCipherKit's local changes to the engine's generated source (one-line fixes of engine bugs upstream has not
 // fixed yet; Vendor/sqlcipher.pin, PIN_LOCAL_CHANGES): their names, space-separated, "" for none. Appended to the

@@ -64,9 +64,9 @@ struct CryptoProviderTests {
         print(result.output.split(separator: "\n").filter { !$0.hasPrefix("    ") }.joined(separator: "\n"))
         #expect(result.status == 0, "\(result)")
         let totals = result.output.split(separator: "\n").filter { $0.hasPrefix("TOTAL: ") }
-        // The default build on each libcrypto, then the fallbacks: compiled without the low-level SHA API, and
-        // with the EVP paths forced.
-        #expect(totals.count == (wheel ? 4 : 3), "\(result)")
+        // The default build on each libcrypto, then the fallbacks: compiled without the low-level SHA API, with the
+        // EVP paths forced, and as built under an openssl.cnf in which another provider (aesproxy) serves AES.
+        #expect(totals.count == (wheel ? 5 : 4), "\(result)")
         for total in totals { #expect(total.contains(" checks, 0 differences"), "\(total)") }
         #expect(result.output.contains("OpenSSL 3.0"), "the system's libcrypto")
         if wheel { #expect(result.output.contains("OpenSSL 3.6"), "the wheel's libcrypto") }
@@ -74,8 +74,32 @@ struct CryptoProviderTests {
         #expect(paths.filter { $0.contains("AES-256-CBC direct, HMAC by hand") }.count == (wheel ? 2 : 1), "\(paths)")
         #expect(paths.filter { $0.contains("AES-256-CBC direct, HMAC through EVP_MAC") }.count == 1, "\(paths)")
         #expect(paths.filter { $0.contains("AES-256-CBC through EVP, HMAC through EVP_MAC") }.count == 1, "\(paths)")
+        // The switch-over by configuration: aesproxy serves AES, so the direct path (OpenSSL's `default` provider
+        // only) is left for EVP, and the module itself reports the AES work it did.
+        #expect(paths.filter { $0.contains("AES-256-CBC through EVP, HMAC by hand") && $0.contains("\"aesproxy\" provider") }
+            .count == 1, "\(paths)")
+        #expect(result.output.split(separator: "\n").contains { $0.hasPrefix("aesproxy: ") && !$0.hasSuffix(" 0 updates") },
+                "\(result)")
         // FIPS default properties with no FIPS module: nothing serves AES; the provider refuses at ctx_init.
         #expect(result.output.contains("exit status under FIPS properties: 2"), "\(result)")
+    }
+
+    /// OpenSSL failing inside SQLCipherKit's provider (Tests/CryptoProvider/faults.c, compiled with the test-only
+    /// SQLCIPHERKIT_PROVIDER_FAULTS): the AES fetch, a cipher update or final, the zero re-keying, RAND_bytes and the
+    /// HMAC, at several positions in reads and writes, in rollback-journal and WAL mode, and a no-fault control.
+    @Test("fault injection: nothing written, the connection unusable and its failure recorded, plaintext still opens")
+    func faultInjection() throws {
+        let result = try run(Self.folder + "/run-faults.sh", [])
+        print(result.output.split(separator: "\n").filter { !$0.hasPrefix("    ") }.joined(separator: "\n"))
+        #expect(result.status == 0, "\(result)")
+        let summary = try #require(result.output.split(separator: "\n").first { $0.hasPrefix("FAULTS: ") })
+        #expect(summary.hasPrefix("FAULTS: 75 of 75 runs as expected"), "\(summary)")
+        // The engines that ship hold no fault injection, and do hold what SQLCipherKit's errors ask.
+        let symbols = try shell(#"nm -g --defined-only "$1" | awk '{print $NF}'"#,
+                                Repository.path("Vendor/build/lib/libsqlcipher.a")).output
+            .split(separator: "\n").map(String.init)
+        #expect(!symbols.contains("sqlcipherkit_fault_arm"))
+        #expect(symbols.contains("sqlcipherkit_provider_failed") && symbols.contains("sqlcipherkit_provider_unavailable"))
     }
 
     @Test("file matrix: written by one provider, read by the other, tampered copies refused the same way")
@@ -84,5 +108,7 @@ struct CryptoProviderTests {
         print(result.output.split(separator: "\n").filter { !$0.hasPrefix("    ") }.joined(separator: "\n"))
         #expect(result.status == 0, "\(result)")
         #expect(result.output.contains("both readers agree line for line: yes"), "\(result)")
+        #expect(result.output.contains("AESPROXY: ") && result.output.contains("as the reference reads them: yes"),
+                "\(result)")
     }
 }

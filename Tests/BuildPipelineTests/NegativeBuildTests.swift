@@ -51,6 +51,8 @@ struct NegativeBuildTests {
             int sqlite3_rekey_v2(void *db, const char *name, const void *key, int length) { return 0; }
             // Nor SQLCipherKit's crypto glue, which names the crypto provider compiled in (Engine.selfCheck).
             const char *sqlcipherkit_crypto_provider(void) { return "none"; }
+            int sqlcipherkit_provider_failed(void *db) { return 0; }
+            int sqlcipherkit_provider_unavailable(void) { return 0; }
 
             // With PRETEND_SQLCIPHER set, an engine that lies: a VFS shim answers PRAGMA cipher_version for
             // database files (SQLITE_FCNTL_PRAGMA), so opens pass the version check and write plaintext.

@@ -109,4 +109,10 @@ fips_status=$?
 set -e
 echo "exit status under FIPS properties: $fips_status (2: SQLCipher could not set a provider up: sqlite3_initialize or ctx_init failed)"
 [ "$fips_status" = 2 ] || status=1
+
+# 5. openssl.cnf having another provider serve AES-256-CBC (aesproxy, a test module: aes-proxy.sh): SQLCipherKit's
+# provider must take the EVP path (its direct path is for OpenSSL's own `default` provider only), and agree.
+conf=$("$HERE/aes-proxy.sh")
+echo "==> OPENSSL_CONF loading aesproxy, which serves AES-256-CBC (default_properties = ?provider=aesproxy)"
+OPENSSL_CONF=$conf AESPROXY_REPORT=1 "$OUT/differential-system" "$SEED" "$SCALE" 2>&1 || status=1
 exit $status

@@ -60,4 +60,32 @@ done
 unrefused=$(cat "$OUT"/read-*.txt | awk '/ tampered/ && !/no HMAC/ && !/HMAC verification failed for page 2/' | wc -l)
 [ "$unrefused" = 0 ] || { echo "DIFFERENCE: $unrefused tampered copies with an HMAC were not refused" >&2; status=1; }
 echo "MATRIX: 2 writers x 2 readers: $files files read back (0 expected to fail: $(cat "$OUT"/read-*.txt | grep ' file' | grep -vc ' file ok$' || true) did), $tampered tampered copies read, $refused refused with SQLITE_CORRUPT and page 2 named ($no_hmac without HMAC: compatibility 1, read the same by both); both readers agree line for line: $([ $status = 0 ] && echo yes || echo NO)"
+
+# The EVP path for real: SQLCipherKit's engine under an openssl.cnf in which another provider (aesproxy, a test
+# module: aes-proxy.sh) serves AES-256-CBC, so the provider must leave its direct path (it is taken only with
+# OpenSSL's own `default` provider). It writes every case, which both engines (default configuration) read back
+# exact, and reads what the reference wrote, line for line as the reference does; the module's own count shows it
+# did the AES work.
+conf=$("$HERE/aes-proxy.sh")
+proxy() { OPENSSL_CONF=$conf AESPROXY_REPORT=1 "$OUT/matrix-sqlcipherkit" "$@"; }
+mkdir -p "$OUT/written-by-aesproxy"
+proxy write "$OUT/written-by-aesproxy" >"$OUT/write-aesproxy.log" 2>"$OUT/write-aesproxy.err" \
+    || { cat "$OUT/write-aesproxy.log" "$OUT/write-aesproxy.err" >&2; fail "under aesproxy the engine could not write every case"; }
+served=$(sed -nE 's/^aesproxy: ([0-9]+) cipher contexts, ([0-9]+) updates$/\2/p' "$OUT/write-aesproxy.err")
+[ "${served:-0}" -gt 0 ] || { cat "$OUT/write-aesproxy.err" >&2; fail "aesproxy did not serve the AES work (${served:-no report})"; }
+proxy_files=0
+for reader in "${PROVIDERS[@]}"; do
+    "$OUT/matrix-$reader" read "$OUT/written-by-aesproxy" | tail -n +2 >"$OUT/proxy-read-by-$reader.txt"
+    proxy_files=$((proxy_files + $(grep -c ' file ok$' "$OUT/proxy-read-by-$reader.txt" || true)))
+    if grep ' file' "$OUT/proxy-read-by-$reader.txt" | grep -vq ' file ok$'; then
+        echo "DIFFERENCE: files written under aesproxy (the EVP path) do not read back exact on $reader" >&2
+        status=1
+    fi
+done
+proxy read "$OUT/written-by-reference" 2>"$OUT/read-aesproxy.err" | tail -n +2 >"$OUT/proxy-read-reference.txt"
+if ! diff -q "$OUT/proxy-read-reference.txt" "$OUT/read-reference-by-reference.txt" >/dev/null; then
+    echo "DIFFERENCE: under aesproxy the engine reads the reference's files differently" >&2
+    status=1
+fi
+echo "AESPROXY: under an openssl.cnf where aesproxy serves AES-256-CBC ($served AES updates by it): $proxy_files files it wrote read back on both engines, the reference's files read line for line as the reference reads them: $([ $status = 0 ] && echo yes || echo NO)"
 exit $status

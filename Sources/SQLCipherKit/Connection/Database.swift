@@ -223,6 +223,12 @@ public final class Database {
     private static func openHandle(path: String, flags modeFlags: Int32) throws(SQLCipherError) -> OpaquePointer {
         var db: OpaquePointer?
         let flags = modeFlags | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_FULLMUTEX
+        // SQLCipher sets itself up in the process's first sqlite3_initialize, and fails when OpenSSL gives it no
+        // random bytes (FIPS default properties without a FIPS module); only that first call reports it, since
+        // SQLite counts itself initialised after it. Calling it here, result aside, keeps that failure from
+        // surfacing as a failed open ("out of memory"): plaintext databases open, and keying fails with the
+        // reason (applyKey: cryptoProviderFailure).
+        _ = sqlite3_initialize()
         let code = sqlite3_open_v2(path, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"

@@ -42,6 +42,13 @@ extension SQLCipherError {
            [ENOSPC, EDQUOT, EFBIG].contains(sqlite3_system_errno(connection)) {
             kind = .full
         }
+        // A failed page cipher reaches SQLite as a pager error it names after its own guess ("file is not a
+        // database", "database disk image is malformed", "out of memory"): SQLCipherKit's crypto provider records
+        // the failure on the connection's codec, so an intact file is not called corrupt nor the key wrong.
+        if !refused, let connection, sqlcipherkit_provider_failed(UnsafeMutableRawPointer(connection)) != 0 {
+            kind = .cryptoProviderFailure
+            text = "the crypto provider (OpenSSL) failed on this connection; SQLite reported: " + text
+        }
         self.init(kind: kind, resultCode: primary,
                   extendedResultCode: extended & 0xff == primary ? extended : code,
                   message: text, sql: sql, path: path)

@@ -56,6 +56,17 @@ public struct SQLCipherError: Error, Sendable, Equatable {
         case interrupted
         /// The operating system reported an I/O error.
         case ioError
+        /// The crypto provider (OpenSSL) failed: a page's encryption, decryption or HMAC, or drawing random
+        /// bytes, failed on this connection, or OpenSSL cannot serve AES-256-CBC at all (an `openssl.cnf` whose
+        /// providers or default properties, such as FIPS without a FIPS module, leave no AES).
+        ///
+        /// Not a wrong key, not a damaged file: SQLite reports such a failure as "file is not a database",
+        /// "database disk image is malformed" or "out of memory", and SQLCipherKit tells it apart. The failed
+        /// statement wrote nothing (the file holds its last commit) and the connection stays unusable: close it
+        /// and open the database again; if it keeps failing, check OpenSSL's configuration (`OPENSSL_CONF`).
+        /// With the reference crypto provider (`build-sqlcipher.sh --crypto-provider reference`), which keeps no
+        /// such state, these failures read as SQLite reports them.
+        case cryptoProviderFailure
         /// Any other SQLite error; ``SQLCipherError/resultCode`` says which.
         case sqlite
     }
@@ -180,6 +191,9 @@ extension SQLCipherError: CustomStringConvertible {
             return "The operation was interrupted; nothing of it was committed."
         case .ioError:
             return "The operating system failed to read or write \(file): check the disk and the file system."
+        case .cryptoProviderFailure:
+            return "The crypto provider (OpenSSL) failed on \(file); the failed statement wrote nothing: close the "
+                + "connection and open it again, and if it keeps failing check OpenSSL's configuration (OPENSSL_CONF)."
         case .sqlite:
             return "SQLite reported an error."
         }

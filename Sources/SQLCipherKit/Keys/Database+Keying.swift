@@ -8,6 +8,16 @@ extension Database {
             sqlite3_key_v2(db, schema, bytes.baseAddress, Int32(bytes.count))
         }
         guard code == SQLITE_OK else {
+            // SQLCipher fails the keying (and only it: plaintext databases still open) when OpenSSL could not give
+            // it random bytes at initialisation or cannot serve AES-256-CBC; SQLite reports either as a bare
+            // SQLITE_ERROR. SQLCipherKit's crypto provider tells.
+            if sqlcipherkit_provider_unavailable() != 0 {
+                throw SQLCipherError(kind: .cryptoProviderFailure, resultCode: code, extendedResultCode: code,
+                                     message: "OpenSSL cannot serve what SQLCipher needs (random bytes when it "
+                                         + "initialises, AES-256-CBC and HMAC for every page): check OPENSSL_CONF "
+                                         + "(its providers and default properties, e.g. FIPS without a FIPS "
+                                         + "module); nothing was written", path: path)
+            }
             throw SQLCipherError(code: code, connection: db, path: path)
         }
     }
