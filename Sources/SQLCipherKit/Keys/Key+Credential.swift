@@ -34,20 +34,27 @@ extension Key {
     ///   ``KeySourceError/Kind/notAFile``, ``KeySourceError/Kind/unprotected``,
     ///   ``KeySourceError/Kind/tooLarge`` or ``KeySourceError/Kind/invalidKey``.
     public static func fromCredential(_ name: String, format: KeyFileFormat) throws(KeySourceError) -> Key {
+        let variable = getenv(credentialsDirectoryVariable).map { String(cString: $0) }
+        return try fromCredential(name, format: format, directory: variable)
+    }
+
+    /// ``fromCredential(_:format:)`` with the credentials directory given (nil or empty: not set), so that tests
+    /// need not change this process's environment.
+    static func fromCredential(_ name: String, format: KeyFileFormat, directory: String?) throws(KeySourceError)
+        -> Key {
         guard !name.isEmpty, name != ".", name != "..", !name.contains("/") else {
             throw KeySourceError(kind: .invalidCredentialName, source: name,
                                  message: "'\(name)' is not a credential name: give the NAME of "
                                     + "LoadCredential=NAME:… (a file name, without '/')")
         }
         let unitLine = "LoadCredentialEncrypted=\(name):/etc/credstore.encrypted/\(name)"
-        guard let variable = getenv(credentialsDirectoryVariable), variable.pointee != 0 else {
+        guard let directory, !directory.isEmpty else {
             throw KeySourceError(kind: .credentialsNotProvided, source: name,
                                  message: "\(credentialsDirectoryVariable) is not set: this process was not started by "
                                     + "systemd with the credential '\(name)'; add `\(unitLine)` (or "
                                     + "`LoadCredential=\(name):/path/to/key`) to the unit's [Service] section, or run "
                                     + "it with `systemd-run -p \(unitLine) …`")
         }
-        let directory = String(cString: variable)
         let path = directory + "/" + name
         let what = "the credential '\(name)' (\(path))"
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
