@@ -11,7 +11,9 @@ extension Key {
     /// standard input and standard error (its messages and prompts reach the user), and is run without a shell
     /// (pass `"/bin/sh", arguments: ["-c", text]` for one). Its output is read into memory that is wiped
     /// afterwards, and used only if it exits with status 0 within `timeout`; otherwise it is killed (`SIGKILL`)
-    /// and the output is wiped unused. Never put the key itself in `arguments`: other users can read a
+    /// and the output is wiped unused. Without a terminal on standard input (a service, a script), the program
+    /// runs in a process group of its own, and a timeout kills the whole group (a shell's children too); on a
+    /// terminal it stays in the foreground, where it may prompt. Never put the key itself in `arguments`: other users can read a
     /// process's arguments.
     ///
     /// - Parameters:

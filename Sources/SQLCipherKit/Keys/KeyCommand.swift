@@ -21,8 +21,13 @@ struct KeyCommand {
         let output = ends[0]
         defer { close(output) }
         let pid: pid_t
+        // Without a terminal the command gets a process group of its own, so that a timeout kills whatever it
+        // started too (`sh -c 'sleep 60'`: an orphaned sleep would hold this process's standard error open). On a
+        // terminal it stays in the foreground group, where it may prompt (a background group reading the
+        // terminal would be stopped), and Ctrl-C reaches it.
+        let ownGroup = isatty(STDIN_FILENO) == 0
         do throws(KeySourceError) {
-            pid = try spawn(writingTo: ends[1])
+            pid = try spawn(writingTo: ends[1], ownGroup: ownGroup)
         } catch {
             close(ends[1])
             throw error
@@ -35,20 +40,20 @@ struct KeyCommand {
             var descriptor = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
             while true {
                 let remaining = deadline - Self.now()
-                guard remaining > 0 else { throw timedOut(pid) }
+                guard remaining > 0 else { throw timedOut(pid, group: ownGroup) }
                 let ready = poll(&descriptor, 1, Int32(clamping: remaining))
                 if ready < 0 && errno == EINTR { continue }
-                if ready == 0 { throw timedOut(pid) }
+                if ready == 0 { throw timedOut(pid, group: ownGroup) }
                 let got = read(output, buffer.baseAddress! + count, buffer.count - count)
                 if got < 0 && (errno == EINTR || errno == EAGAIN) { continue }
                 guard got >= 0 else {
-                    Self.killAndReap(pid)
+                    Self.killAndReap(pid, group: ownGroup)
                     throw failure(.commandFailed, "cannot read \(what): \(KeyReading.errnoText())")
                 }
                 if got == 0 { break }
                 count += got
                 guard count <= KeyReading.limit else {
-                    Self.killAndReap(pid)
+                    Self.killAndReap(pid, group: ownGroup)
                     throw failure(.tooLarge, "\(what) is longer than \(KeyReading.limit) bytes, more than any key: "
                         + "the command must print the key only (it was killed)")
                 }
@@ -61,7 +66,7 @@ struct KeyCommand {
                 if reaped < 0 && errno != EINTR {
                     throw failure(.commandFailed, "cannot wait for the key command `\(name)`: \(KeyReading.errnoText())")
                 }
-                guard Self.now() < deadline else { throw timedOut(pid) }
+                guard Self.now() < deadline else { throw timedOut(pid, group: ownGroup) }
                 usleep(2_000)
             }
             let signal = status & 0x7f
@@ -81,7 +86,7 @@ struct KeyCommand {
     }
 
     /// Starts the command with `writeEnd` as its standard output; standard input and error are this process's.
-    private func spawn(writingTo writeEnd: Int32) throws(KeySourceError) -> pid_t {
+    private func spawn(writingTo writeEnd: Int32, ownGroup: Bool) throws(KeySourceError) -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -97,7 +102,9 @@ struct KeyCommand {
         for number in [SIGINT, SIGTERM, SIGQUIT, SIGPIPE, SIGHUP] { sigaddset(&defaults, number) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        if ownGroup { posix_spawnattr_setpgroup(&attributes, 0) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK
+            | (ownGroup ? POSIX_SPAWN_SETPGROUP : 0)))
 
         let argv = ([executable] + arguments).map { strdup($0) }
         defer { argv.forEach { free($0) } }
@@ -113,8 +120,8 @@ struct KeyCommand {
         return pid
     }
 
-    private func timedOut(_ pid: pid_t) -> KeySourceError {
-        Self.killAndReap(pid)
+    private func timedOut(_ pid: pid_t, group: Bool) -> KeySourceError {
+        Self.killAndReap(pid, group: group)
         return failure(.commandTimedOut, "the key command `\(name)` did not finish within \(timeout.milliseconds) ms "
             + "and was killed; its output was discarded: check that it does not wait for input, or allow it more time")
     }
@@ -123,8 +130,9 @@ struct KeyCommand {
         KeySourceError(kind: kind, source: name, message: message)
     }
 
-    private static func killAndReap(_ pid: pid_t) {
-        kill(pid, SIGKILL)
+    /// Kills the command (and its process group, when it has its own) and waits for it.
+    private static func killAndReap(_ pid: pid_t, group: Bool) {
+        kill(group ? -pid : pid, SIGKILL)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     }

@@ -237,5 +237,28 @@ struct KeySourceTests {
                                 timeout: .milliseconds(300))
         })
         #expect(lingering.kind == .commandTimedOut, "\(lingering)")
+        // What the command started dies with it (without a terminal, the command has a process group of its own).
+        let folder = try TemporaryDirectory()
+        let pidFile = folder.file("pid")
+        let parent = try #require(refusal {
+            try Key.fromCommand("/bin/sh", arguments: ["-c", "sleep 30 & echo $! > '\(pidFile)'; wait"], format: .rawHex,
+                                timeout: .milliseconds(500))
+        })
+        #expect(parent.kind == .commandTimedOut, "\(parent)")
+        if isatty(STDIN_FILENO) == 0 {
+            let pid = try #require(Int32(String(decoding: try contents(of: pidFile), as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)))
+            #expect(Self.isGone(pid), "the command's child \(pid) outlived the timeout")
+        }
+    }
+
+    /// Whether process `pid` has ended (gone, or a zombie not yet reaped), waiting up to 5 s for a SIGKILL to land.
+    static func isGone(_ pid: Int32) -> Bool {
+        for _ in 0..<500 {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
+            if stat.split(separator: ")").last?.split(separator: " ").first == "Z" { return true }
+            usleep(10_000)
+        }
+        return false
     }
 }
