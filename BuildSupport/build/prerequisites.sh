@@ -38,6 +38,8 @@ missing_packages() {
     have_tcl_config || echo tcl-dev
     # The CLI's temporary-storage test watches the files sqlcipherkit opens (CLITests/TemporaryStorageTests).
     command -v strace >/dev/null || echo strace
+    # systemd-analyze verify checks the example unit (CLITests/SystemdExampleTests); no running systemd is needed.
+    command -v systemd-analyze >/dev/null || echo systemd
 }
 
 check_prerequisites() {

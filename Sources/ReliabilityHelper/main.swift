@@ -9,7 +9,7 @@ import Glibc
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
-    fail(usage: "usage: ReliabilityHelper write|rekey|disk-full|at-rest|memory-scan|concurrent-writer|guard-spellings ARGUMENTS")
+    fail(usage: "usage: ReliabilityHelper write|rekey|disk-full|at-rest|memory-scan|concurrent-writer|counter-writer|guard-spellings ARGUMENTS")
 }
 let rest = Array(arguments.dropFirst())
 
@@ -20,6 +20,7 @@ case "disk-full": DiskFull.run(rest)
 case "at-rest": AtRest.run(rest)
 case "memory-scan": MemoryScan.run(rest)
 case "concurrent-writer": ConcurrentWriter.run(rest)
+case "counter-writer": CounterWriter.run(rest)
 case "guard-spellings": GuardSpellings.run(rest)
 default: fail(usage: "unknown subcommand \(command)")
 }

@@ -10,10 +10,11 @@ import SQLCipherKit
 struct SQLCipherKitCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sqlcipherkit",
-        abstract: "Check, encrypt, decrypt, rekey, migrate, inspect and query SQLCipher databases.",
+        abstract: "Check, encrypt, decrypt, rekey, migrate, back up, inspect and query SQLCipher databases.",
         discussion: """
-            Keys are never arguments: give them with --key-env NAME, --key-file PATH or --key-stdin, or type \
-            them at the prompt (a terminal is needed). --raw reads the key material as hex (64 digits: raw key; \
+            Keys are never arguments: give them with --key-env NAME, --key-file PATH (owned by this user, mode \
+            600), --key-credential NAME (a systemd credential), --key-command COMMAND (prints the key) or \
+            --key-stdin, or type them at the prompt (a terminal is needed). --raw reads the key material as hex (64 digits: raw key; \
             96: raw key and salt).
 
             Exit status: \(ExitStatus.success.rawValue) success, \(ExitStatus.wrongKeyOrNotADatabase.rawValue) wrong \
@@ -24,7 +25,7 @@ struct SQLCipherKitCommand: ParsableCommand {
         version: "sqlcipherkit 0.1.0 (SQLCipherKit, SQLCipher \(Engine.cipherVersion ?? "not found") on SQLite "
             + "\(Engine.sqliteVersion))",
         // One command per file in Commands/; the key and cipher options they share are the option groups in Options/.
-        subcommands: [SelfCheck.self, Check.self, Encrypt.self, Decrypt.self, Rekey.self, Migrate.self, Info.self,
-                      Query.self]
+        subcommands: [SelfCheck.self, Check.self, Encrypt.self, Decrypt.self, Rekey.self, Migrate.self, Backup.self,
+                      Info.self, Query.self]
     )
 }

@@ -72,6 +72,8 @@ struct CLITests {
         let db = folder.file("k.db")
         try makeDatabase(db)
         try writeFile(folder.file("key.txt"), Self.passphrase + "\n")
+        // A key file must be closed to group and others (KeySourceCLITests has the refusal).
+        #expect(chmod(folder.file("key.txt"), 0o600) == 0)
         let ways: [([String], [String: String], Data)] = [
             (["--key-env", "DB_KEY"], ["DB_KEY": Self.passphrase], Data()),
             (["--key-file", folder.file("key.txt")], [:], Data()),

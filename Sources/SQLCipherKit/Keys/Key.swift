@@ -108,6 +108,12 @@ public struct Key: Sendable {
         return Key(kind: digits == 2 * rawKeyLength ? .rawKey : .rawKeyWithSalt, material: material)
     }
 
+    /// A passphrase key from bytes in a buffer the caller wipes (a key file, a credential, a command's output):
+    /// copied straight into wiped storage, with no intermediate array.
+    static func passphrase(copying bytes: UnsafeRawBufferPointer) throws(SQLCipherError) -> Key {
+        try Key(checkedPassphrase: SecureBytes(copying: bytes))
+    }
+
     private init(checkedPassphrase material: SecureBytes) throws(SQLCipherError) {
         guard material.count > 0 else {
             throw .api(.invalidKey, "the passphrase is empty, and SQLCipher does not encrypt with an empty key")

@@ -6,8 +6,17 @@ struct KeyOptions: ParsableArguments {
                                                              valueName: "NAME"))
     var environmentVariable: String?
 
-    @Option(name: .customLong("key-file"), help: ArgumentHelp("Read the key from this file (its bytes minus one trailing newline).", valueName: "PATH"))
+    @Option(name: .customLong("key-file"), help: ArgumentHelp("Read the key from this file (its bytes minus one trailing newline); it must be owned by this user and closed to group and others (chmod 600).", valueName: "PATH"))
     var file: String?
+
+    @Option(name: .customLong("key-credential"), help: ArgumentHelp("Read the key from the systemd credential NAME ($CREDENTIALS_DIRECTORY/NAME, from LoadCredential= or LoadCredentialEncrypted=).", valueName: "NAME"))
+    var credential: String?
+
+    @Option(name: .customLong("key-command"), help: ArgumentHelp("Run COMMAND with /bin/sh -c and read the key from its standard output; it must exit 0 (its stderr is shown).", valueName: "COMMAND"))
+    var command: String?
+
+    @Option(name: .customLong("key-command-timeout"), help: ArgumentHelp("Seconds --key-command may take before it is killed.", valueName: "SECONDS"))
+    var commandTimeout = KeySource.defaultCommandTimeout
 
     @Flag(name: .customLong("key-stdin"), help: "Read the key from standard input.")
     var standardInput = false
@@ -16,7 +25,8 @@ struct KeyOptions: ParsableArguments {
     var raw = false
 
     var source: KeySource {
-        KeySource(environmentVariable: environmentVariable, file: file, standardInput: standardInput, raw: raw)
+        KeySource(environmentVariable: environmentVariable, file: file, credential: credential, command: command,
+                  commandTimeout: commandTimeout, standardInput: standardInput, raw: raw)
     }
 
     func validate() throws {

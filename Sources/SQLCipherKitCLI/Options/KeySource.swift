@@ -6,23 +6,50 @@ import SQLCipherKit
 struct KeySource {
     var environmentVariable: String?
     var file: String?
+    var credential: String?
+    var command: String?
+    var commandTimeout = KeySource.defaultCommandTimeout
     var standardInput = false
     var raw = false
 
-    var isGiven: Bool { environmentVariable != nil || file != nil || standardInput }
+    /// How long `--key-command` may take, in seconds, unless `--key-command-timeout` says otherwise.
+    static let defaultCommandTimeout = 30
+
+    var isGiven: Bool { environmentVariable != nil || file != nil || credential != nil || command != nil || standardInput }
+
+    /// How the library reads a file, a credential or a command's output.
+    var format: KeyFileFormat { raw ? .rawHex : .passphrase }
 
     /// Checks that at most one source is named.
     func validate(flagPrefix: String) throws {
-        let count = [environmentVariable != nil, file != nil, standardInput].filter { $0 }.count
+        let count = [environmentVariable != nil, file != nil, credential != nil, command != nil, standardInput]
+            .filter { $0 }.count
         guard count <= 1 else {
-            throw ValidationError("give the \(flagPrefix)key one way only: --\(flagPrefix)key-env, --\(flagPrefix)key-file"
-                + (flagPrefix.isEmpty ? " or --key-stdin" : ""))
+            let options = ["env", "file", "credential"].map { "--\(flagPrefix)key-\($0)" }
+                + (flagPrefix.isEmpty ? ["--key-command", "--key-stdin"] : [])
+            throw ValidationError("give the \(flagPrefix)key one way only: "
+                + options.dropLast().joined(separator: ", ") + " or " + options.last!)
+        }
+        guard commandTimeout > 0 else {
+            throw ValidationError("--key-command-timeout takes a number of seconds above 0")
         }
     }
 
-    /// Reads the key material and hands it to SQLCipherKit as a passphrase or, with --raw, as hex. The bytes
-    /// read are wiped once the key holds its own copy.
+    /// The key, from the source named. A file, a credential and a command are read by SQLCipherKit (permission
+    /// checks, wiped buffers); the environment, standard input and the prompt here, as a passphrase or, with
+    /// --raw, as hex. The bytes read are wiped once the key holds its own copy.
     func key(prompt: String, confirm: Bool = false) throws -> Key {
+        do {
+            if let file { return try Key.fromFile(file, format: format) }
+            if let credential { return try Key.fromCredential(credential, format: format) }
+            if let command {
+                // Through the shell, as PostgreSQL's ssl_passphrase_command: 'pass show db' or a pipeline.
+                return try Key.fromCommand("/bin/sh", arguments: ["-c", command], format: format,
+                                           timeout: .seconds(commandTimeout))
+            }
+        } catch {
+            throw CommandFailure(message: error.message, status: .usage)
+        }
         var bytes = try material(prompt: prompt, confirm: confirm)
         defer { KeyMemory.wipe(&bytes) }
         return raw ? try Key.rawKey(hex: bytes) : try Key.passphrase(bytes: bytes)
@@ -37,19 +64,13 @@ struct KeySource {
             }
             return Array(value.utf8)
         }
-        if let file {
-            guard var data = FileManager.default.contents(atPath: file) else {
-                throw CommandFailure(message: "cannot read the key file \(file)", status: .usage)
-            }
-            return takingBytes(of: &data)
-        }
         if standardInput {
             var data = FileHandle.standardInput.readDataToEndOfFile()
             return takingBytes(of: &data)
         }
         guard var typed = try Prompt.readSecret(prompt) else {
             throw CommandFailure(message: "no key given and no terminal to ask on: use --key-env NAME, "
-                + "--key-file PATH or --key-stdin", status: .usage)
+                + "--key-file PATH, --key-credential NAME, --key-command COMMAND or --key-stdin", status: .usage)
         }
         if confirm {
             var again = try Prompt.readSecret("Repeat to confirm: ") ?? []

@@ -1,0 +1,28 @@
+/// How the bytes of a key file, a credential or a key command's output are read: said explicitly by the caller,
+/// never guessed from the content.
+public enum KeyFileFormat: String, Sendable, Equatable, CaseIterable {
+    /// A passphrase: the bytes as they are, minus one trailing line ending (`\n` or `\r\n`), which editors and
+    /// `echo` add. SQLCipher derives the key from it with PBKDF2.
+    case passphrase
+    /// A raw key in hexadecimal: 64 digits (a raw key) or 96 (a raw key followed by its salt), with one trailing
+    /// line ending allowed; upper- or lower-case digits.
+    case rawHex
+
+    /// The key these bytes hold in this format. The bytes are not copied anywhere but into the key's own wiped
+    /// storage.
+    ///
+    /// - Throws: ``SQLCipherError`` of kind ``SQLCipherError/Kind/invalidKey`` when the bytes are no key of this
+    ///   format (its message gives lengths, never content).
+    func key(from bytes: UnsafeRawBufferPointer) throws(SQLCipherError) -> Key {
+        var count = bytes.count
+        if count > 0, bytes[count - 1] == UInt8(ascii: "\n") {
+            count -= 1
+            if count > 0, bytes[count - 1] == UInt8(ascii: "\r") { count -= 1 }
+        }
+        let content = UnsafeRawBufferPointer(rebasing: bytes[0..<count])
+        switch self {
+        case .passphrase: return try Key.passphrase(copying: content)
+        case .rawHex: return try Key.rawKey(hex: content)
+        }
+    }
+}

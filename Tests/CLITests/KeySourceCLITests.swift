@@ -1,0 +1,145 @@
+import Foundation
+import ProcessTestSupport
+import SQLCipherKit
+import Testing
+
+/// The CLI's key sources that SQLCipherKit reads (a checked --key-file, --key-credential, --new-key-credential,
+/// --key-command) and the backup command: success, each refusal with its message and exit status 64, and no
+/// key in any output or argument.
+@Suite("sqlcipherkit key sources and backup", .timeLimit(.minutes(5)))
+struct KeySourceCLITests {
+    static let hex = Hex.string((0..<32).map { _ in UInt8.random(in: 0...255) })
+    static let newHex = Hex.string((0..<32).map { _ in UInt8.random(in: 0...255) })
+    static let secrets = [hex, newHex]
+
+    /// Runs the CLI with exactly `environment` added to this process's, minus CREDENTIALS_DIRECTORY unless
+    /// given; checks that no key is among the arguments or in the output.
+    func cli(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
+        for secret in Self.secrets {
+            #expect(!arguments.joined(separator: " ").localizedCaseInsensitiveContains(secret), "a key in argv")
+        }
+        var full = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        if environment["CREDENTIALS_DIRECTORY"] == nil { full["CREDENTIALS_DIRECTORY"] = nil }
+        let result = try runProcess(CLI.executable, arguments, environment: full, timeout: 120)
+        for secret in Self.secrets {
+            #expect(!result.output.localizedCaseInsensitiveContains(secret), "a key was printed: \(arguments)")
+        }
+        return result
+    }
+
+    /// A database keyed with ``hex``, and a credentials directory as systemd gives one (0700, each file 0400)
+    /// holding `db-key` (``hex``) and `db-key-new` (``newHex``).
+    func setUp(_ folder: TemporaryDirectory) throws -> (db: String, credentials: String) {
+        let db = folder.file("app.db")
+        let create = try cli(["query", db, "CREATE TABLE t(a); INSERT INTO t VALUES (42)", "--create", "--key-env", "K",
+                              "--raw"], environment: ["K": Self.hex])
+        #expect(create.status == 0, "\(create)")
+        let credentials = folder.file("credentials")
+        try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: false)
+        for (name, hex) in [("db-key", Self.hex), ("db-key-new", Self.newHex)] {
+            try writeFile(credentials + "/" + name, hex + "\n")
+            #expect(chmod(credentials + "/" + name, 0o400) == 0)
+        }
+        #expect(chmod(credentials, 0o700) == 0)
+        return (db, credentials)
+    }
+
+    @Test("--key-file: a file open to group or others is refused (64) with the chmod that fixes it")
+    func keyFilePermissions() throws {
+        let folder = try TemporaryDirectory()
+        let (db, _) = try setUp(folder)
+        let file = folder.file("db.key")
+        try writeFile(file, Self.hex + "\n")
+        #expect(chmod(file, 0o644) == 0)
+        let open = try cli(["check", db, "--key-file", file, "--raw"])
+        #expect(open.status == 64, "\(open)")
+        #expect(open.stderr.contains("mode 0644") && open.stderr.contains("chmod go-rwx '\(file)'"), "\(open.stderr)")
+        #expect(chmod(file, 0o600) == 0)
+        let closed = try cli(["check", db, "--key-file", file, "--raw"])
+        #expect(closed.status == 0 && closed.stdout == "ok\n", "\(closed)")
+    }
+
+    @Test("--key-credential reads $CREDENTIALS_DIRECTORY/NAME; without the variable, the unit line to add (64)")
+    func keyCredential() throws {
+        let folder = try TemporaryDirectory()
+        let (db, credentials) = try setUp(folder)
+        let read = try cli(["query", db, "SELECT a FROM t", "--format", "csv", "--key-credential", "db-key", "--raw"],
+                           environment: ["CREDENTIALS_DIRECTORY": credentials])
+        #expect(read.status == 0 && read.stdout == "a\n42\n", "\(read)")
+        let unset = try cli(["check", db, "--key-credential", "db-key", "--raw"])
+        #expect(unset.status == 64, "\(unset)")
+        #expect(unset.stderr.contains("CREDENTIALS_DIRECTORY is not set")
+                && unset.stderr.contains("LoadCredentialEncrypted=db-key:/etc/credstore.encrypted/db-key"), "\(unset)")
+        let missing = try cli(["check", db, "--key-credential", "tls-key", "--raw"],
+                              environment: ["CREDENTIALS_DIRECTORY": credentials])
+        #expect(missing.status == 64 && missing.stderr.contains("(it has: db-key, db-key-new)"), "\(missing)")
+        let both = try cli(["check", db, "--key-credential", "db-key", "--key-env", "K"], environment: ["K": Self.hex])
+        #expect(both.status == 64 && both.stderr.contains("one way only"), "\(both)")
+    }
+
+    @Test("rekey with --key-credential and --new-key-credential, as a rotation in a unit would run it")
+    func rotation() throws {
+        let folder = try TemporaryDirectory()
+        let (db, credentials) = try setUp(folder)
+        let environment = ["CREDENTIALS_DIRECTORY": credentials]
+        let rekey = try cli(["rekey", db, "--key-credential", "db-key", "--raw", "--new-key-credential", "db-key-new",
+                             "--new-raw"], environment: environment)
+        #expect(rekey.status == 0, "\(rekey)")
+        let old = try cli(["check", db, "--key-credential", "db-key", "--raw"], environment: environment)
+        #expect(old.status == 3, "\(old)")
+        let new = try cli(["check", db, "--key-credential", "db-key-new", "--raw"], environment: environment)
+        #expect(new.status == 0, "\(new)")
+    }
+
+    @Test("--key-command: the output is the key; a failing command's stderr shows and it exits 64; a slow one is killed")
+    func keyCommand() throws {
+        let folder = try TemporaryDirectory()
+        let (db, credentials) = try setUp(folder)
+        let command = "cat '\(credentials)/db-key'"
+        let read = try cli(["query", db, "SELECT a FROM t", "--format", "csv", "--key-command", command, "--raw"])
+        #expect(read.status == 0 && read.stdout == "a\n42\n", "\(read)")
+        // It printed the key and then failed: refused, and the key is not printed by anyone.
+        let failing = try cli(["check", db, "--key-command", "\(command); echo 'vault: token expired' >&2; exit 2",
+                               "--raw"])
+        #expect(failing.status == 64, "\(failing)")
+        #expect(failing.stderr.contains("vault: token expired\n"), "the command's stderr is passed through: \(failing)")
+        #expect(failing.stderr.contains("exited with status 2"), "\(failing)")
+        let slow = try cli(["check", db, "--key-command", "sleep 30", "--key-command-timeout", "1", "--raw"])
+        #expect(slow.status == 64 && slow.stderr.contains("did not finish within 1000 ms"), "\(slow)")
+        let zero = try cli(["check", db, "--key-command", command, "--key-command-timeout", "0", "--raw"])
+        #expect(zero.status == 64, "\(zero)")
+    }
+
+    @Test("backup: same key or --new-key-credential; OUT not replaced without --force; nothing in plaintext")
+    func backup() throws {
+        let folder = try TemporaryDirectory()
+        let (db, credentials) = try setUp(folder)
+        let environment = ["CREDENTIALS_DIRECTORY": credentials]
+        let copy = folder.file("copy.db")
+        let first = try cli(["backup", db, copy, "--key-credential", "db-key", "--raw"], environment: environment)
+        #expect(first.status == 0, "\(first)")
+        let read = try cli(["query", copy, "SELECT a FROM t", "--format", "csv", "--key-credential", "db-key", "--raw"],
+                           environment: environment)
+        #expect(read.stdout == "a\n42\n", "\(read)")
+        let again = try cli(["backup", db, copy, "--key-credential", "db-key", "--raw", "--new-key-credential",
+                             "db-key-new", "--new-raw"], environment: environment)
+        #expect(again.status == 1 && again.stderr.contains("already exists: pass --force"), "\(again)")
+        let forced = try cli(["backup", db, copy, "--force", "--key-credential", "db-key", "--raw",
+                              "--new-key-credential", "db-key-new", "--new-raw"], environment: environment)
+        #expect(forced.status == 0, "\(forced)")
+        let newKey = try cli(["check", copy, "--key-credential", "db-key-new", "--raw"], environment: environment)
+        #expect(newKey.status == 0, "\(newKey)")
+        let oldKey = try cli(["check", copy, "--key-credential", "db-key", "--raw"], environment: environment)
+        #expect(oldKey.status == 3, "\(oldKey)")
+        let itself = try cli(["backup", db, db, "--force", "--key-credential", "db-key", "--raw"], environment: environment)
+        #expect(itself.status == 64 && itself.stderr.contains("is the database itself"), "\(itself)")
+        let names = try folder.names()
+        #expect(names.allSatisfy { !$0.contains(".sqlcipherkit-") }, "\(names)")
+        #expect(!data(try contents(of: copy), contains: "SQLite format 3"))
+    }
+}
+
+/// Whether `haystack` holds the UTF-8 of `needle`.
+private func data(_ haystack: Data, contains needle: String) -> Bool {
+    haystack.range(of: Data(needle.utf8)) != nil
+}

@@ -1,0 +1,101 @@
+import Foundation
+import ProcessTestSupport
+import SQLCipherKit
+import Testing
+
+/// `Examples/systemd/`: the unit and timer pass `systemd-analyze verify`, and the unit's commands, read from the
+/// file, run as the service manager would run them (a credentials folder, a state folder), leaving an encrypted
+/// copy that opens with the credential's key.
+@Suite("systemd example (Examples/systemd)", .timeLimit(.minutes(5)))
+struct SystemdExampleTests {
+    static let folder = Repository.path("Examples/systemd")
+    static let unit = folder + "/app-db-backup.service"
+    static let timer = folder + "/app-db-backup.timer"
+    /// Where the unit expects the CLI; the tests point it at the built one.
+    static let installedCLI = "/usr/local/bin/sqlcipherkit"
+
+    /// The unit's `KEY=value` lines, in order.
+    static func settings() throws -> [(key: String, value: String)] {
+        try String(contentsOfFile: unit, encoding: .utf8).split(separator: "\n").compactMap { line in
+            guard !line.hasPrefix("#"), !line.hasPrefix("["), let equals = line.firstIndex(of: "=") else { return nil }
+            return (String(line[..<equals]), String(line[line.index(after: equals)...]))
+        }
+    }
+
+    @Test("the unit and the timer pass systemd-analyze verify, and the unit is sandboxed as README says")
+    func verify() throws {
+        let settings = try Self.settings()
+        func value(_ key: String) -> String? { settings.first { $0.key == key }?.value }
+        #expect(value("LoadCredentialEncrypted") == "db-key:/etc/credstore.encrypted/app-db-key")
+        #expect(value("NoNewPrivileges") == "yes" && value("ProtectSystem") == "strict")
+        #expect(value("StateDirectory") == "app app-backup" && value("CapabilityBoundingSet") == "")
+        #expect(value("PrivateNetwork") == "yes" && value("UMask") == "0077")
+        let analyze = try #require(["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }, "systemd-analyze is missing: install systemd (apt-get install systemd; the test command's build does)")
+        // verify refuses a command that is not there: point the unit at the built CLI, in a copy.
+        let scratch = try TemporaryDirectory()
+        let text = try String(contentsOfFile: Self.unit, encoding: .utf8)
+            .replacingOccurrences(of: Self.installedCLI, with: CLI.executable)
+        try writeFile(scratch.file("app-db-backup.service"), text)
+        try FileManager.default.copyItem(atPath: Self.timer, toPath: scratch.file("app-db-backup.timer"))
+        let result = try runProcess(analyze, ["verify", "--man=no", scratch.file("app-db-backup.service"),
+                                              scratch.file("app-db-backup.timer")], mergingStandardError: true,
+                                    timeout: 120)
+        #expect(result.status == 0 && result.stdout.isEmpty, "systemd-analyze verify: \(result)")
+        let security = try runProcess(analyze, ["security", "--offline=yes", scratch.file("app-db-backup.service")],
+                                      mergingStandardError: true, timeout: 120)
+        let exposure = security.stdout.split(separator: "\n").last { $0.contains("Overall exposure level") }
+        print("SYSTEMD example: systemd-analyze verify clean; \(exposure.map(String.init) ?? security.tail)")
+    }
+
+    @Test("the unit's ExecStartPre/ExecStart/ExecStartPost run with the credential as systemd would give it")
+    func commands() throws {
+        // systemd-run needs systemd as PID 1; in a container it fails at once, and the commands run here instead.
+        let systemdRun = try? runProcess("/usr/bin/systemd-run", ["--wait", "--pipe", "--quiet", "true"], timeout: 20)
+        print("SYSTEMD example: systemd-run \(systemdRun?.status == 0 ? "works here (not used: the commands run as the unit's)" : "unavailable here (\(systemdRun.map { $0.tail.replacingOccurrences(of: "\n", with: " ") } ?? "missing")): the unit's commands run with an emulated credentials folder")")
+
+        let root = try TemporaryDirectory()
+        let state = root.file("state"), credentials = root.file("credentials/app-db-backup.service")
+        for directory in [state + "/app", state + "/app-backup", credentials] {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            #expect(chmod(directory, 0o700) == 0)
+        }
+        let hex = Hex.string((0..<32).map { _ in UInt8.random(in: 0...255) })
+        // What `openssl rand -hex 32 | systemd-creds encrypt --name=db-key - …` seals: 64 digits and a newline.
+        try writeFile(credentials + "/db-key", hex + "\n")
+        #expect(chmod(credentials + "/db-key", 0o400) == 0)
+        // The application's live database.
+        let marker = "systemd-example-marker-\(UUID().uuidString)"
+        let live = try Database(path: state + "/app/app.db", key: .rawKey(hex: Array(hex.utf8)))
+        _ = try live.setJournalMode(.wal)
+        try live.execute("CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT)")
+        try live.execute("INSERT INTO note(body) VALUES (?), (?)", [marker, marker])
+
+        let commands = try Self.settings().filter { ["ExecStartPre", "ExecStart", "ExecStartPost"].contains($0.key) }
+        #expect(commands.map(\.key) == ["ExecStartPre", "ExecStart", "ExecStartPost"])
+        var environment = ProcessInfo.processInfo.environment
+        environment["CREDENTIALS_DIRECTORY"] = credentials
+        environment["STATE_DIRECTORY"] = "\(state)/app:\(state)/app-backup"
+        for (key, line) in commands {
+            let words = line.split(separator: " ").map { $0.replacingOccurrences(of: "%S", with: state) }
+            #expect(words.first == Self.installedCLI, "\(key)")
+            #expect(!words.joined().localizedCaseInsensitiveContains(hex))
+            let result = try runProcess(CLI.executable, Array(words.dropFirst()), environment: environment, timeout: 120)
+            #expect(result.status == 0, "\(key)=\(line): \(result)")
+            #expect(!result.output.localizedCaseInsensitiveContains(hex), "\(key) printed the key")
+        }
+        // The live connection stayed open throughout (the application), with its WAL: the copy has both rows.
+        live.close()
+        let copy = try Database(path: state + "/app-backup/app.db", key: .rawKey(hex: Array(hex.utf8)), mode: .readOnly)
+        #expect(try copy.scalar(Int.self, "SELECT count(*) FROM note WHERE body = ?", [marker]) == 2)
+        copy.close()
+        for folder in [state + "/app", state + "/app-backup"] {
+            for name in try FileManager.default.contentsOfDirectory(atPath: folder) {
+                #expect(!name.contains(".sqlcipherkit-"), "a temporary file was left: \(name)")
+                let bytes = try contents(of: folder + "/" + name)
+                #expect(bytes.range(of: Data(marker.utf8)) == nil, "\(name) holds the marker in plaintext")
+            }
+        }
+    }
+}
