@@ -27,6 +27,8 @@ source "$ROOT/BuildSupport/build/source.sh"
 source "$ROOT/BuildSupport/build/local-changes.sh"
 # shellcheck source=BuildSupport/build/engine.sh
 source "$ROOT/BuildSupport/build/engine.sh"
+# shellcheck source=BuildSupport/build/arm64.sh
+source "$ROOT/BuildSupport/build/arm64.sh"
 # shellcheck source=BuildSupport/build/swift.sh
 source "$ROOT/BuildSupport/build/swift.sh"
 # shellcheck source=BuildSupport/build/merge.sh
@@ -154,6 +156,8 @@ build_all() {
     local started=$SECONDS engine=$BUILD_DIR/lib/libsqlcipher.a
     prepare_source
     build_engine
+    phase "engine for $ARM64_TRIPLE (cross-compiled, $ARM64_CC)"
+    build_arm64_engine
     phase "Swift static library (swift build -c release --product SQLCipherKit)"
     build_swift
     phase "merge into a staged dist/"

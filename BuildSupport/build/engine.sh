@@ -106,9 +106,10 @@ verify_engine() {
 # The archive holds the provider CRYPTO_PROVIDER selects, and its glue names that one: SQLCipherKit's set-up
 # function defined exactly when it is the one (the reference's always is: crypto_openssl.c is in every
 # amalgamation, compiled only under -DSQLCIPHER_CRYPTO_OPENSSL), and sqlcipherkit_crypto_provider defined.
+# NM: the nm that reads the archive's machine (the cross one for the aarch64 engine); default nm.
 check_engine_provider() {
     local lib=$1 symbols
-    symbols=$(nm -g --defined-only "$lib" 2>/dev/null | awk '{print $NF}')
+    symbols=$("${NM:-nm}" -g --defined-only "$lib" 2>/dev/null | awk '{print $NF}')
     grep -qx sqlcipherkit_crypto_provider <<<"$symbols" || die "$lib lacks sqlcipherkit_crypto_provider (the crypto glue)"
     if [ "$CRYPTO_PROVIDER" = reference ]; then
         grep -qx sqlcipher_openssl_setup <<<"$symbols" && ! grep -qx sqlcipherkit_openssl_setup <<<"$symbols" \
