@@ -24,7 +24,11 @@ BUNDLE=$DIST/SQLCipherEngine.artifactbundle
 ARM64_TRIPLE=aarch64-unknown-linux-gnu
 ARM64_CC=${ARM64_CC:-aarch64-linux-gnu-gcc}
 CC=${CC:-cc}
-QEMU=(qemu-aarch64-static)
+# The emulated CPU: Neoverse N1, the core of AWS Graviton2 and Ampere Altra (ARMv8.2, no SHA-512 or SVE
+# extensions). QEMU's default "max" CPU also runs everything, at half the speed for SQLCipher's PBKDF2-HMAC-SHA512
+# (OpenSSL then takes the SHA-512 instructions QEMU emulates slowly): 3.2 s of CPU against 1.45 s for one key
+# derivation, measured here. QEMU_AARCH64_CPU chooses another (qemu-aarch64-static -cpu help lists them).
+QEMU=(qemu-aarch64-static -cpu "${QEMU_AARCH64_CPU:-neoverse-n1}")
 ROWS=500
 PASSED=0 FAILED=0
 

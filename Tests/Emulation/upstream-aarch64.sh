@@ -13,8 +13,9 @@ CC=${UPSTREAM_AARCH64_CC:-aarch64-linux-gnu-gcc}
 CONFIGURE_HOST=(--host=aarch64-linux-gnu)
 # The arm64 Tcl's tclConfig.sh (tcl_config_dir looks here first).
 TCL_CONFIG_CANDIDATES=(/usr/lib/aarch64-linux-gnu/tcl8.6)
-# Every aarch64 program runs through the emulator (this machine has no binfmt_misc registration to rely on).
-RUN_PREFIX=(qemu-aarch64-static)
+# Every aarch64 program runs through the emulator (this machine has no binfmt_misc registration to rely on), as
+# the CPU of Graviton2 and Ampere Altra servers (QEMU_AARCH64_CPU, run-aarch64.sh says why).
+RUN_PREFIX=(qemu-aarch64-static -cpu "${QEMU_AARCH64_CPU:-neoverse-n1}")
 command -v qemu-aarch64-static >/dev/null \
     || die "qemu-aarch64-static is missing: ./build-sqlcipher.sh --test-tools installs qemu-user-static"
 command -v "$CC" >/dev/null || die "$CC is missing: ./build-sqlcipher.sh installs gcc-aarch64-linux-gnu"
