@@ -215,4 +215,29 @@ struct CrossArchitectureTests {
         let bundleDependencies = dependencies.first { $0["ref"] as? String == "artifact:SQLCipherEngine.artifactbundle" }
         #expect((bundleDependencies?["dependsOn"] as? [String])?.contains("openssl:\(Self.arm64)") == true)
     }
+
+    @Test("verify-symbols.sh reads an aarch64 archive with the cross binutils: the engine passes, one without the codec does not")
+    func verifyReadsTheForeignArchive() throws {
+        try Repository.requireBuild()
+        let engine = Repository.dist + "/lib/\(Self.arm64)/libsqlcipher.a"
+        let good = try run(Repository.verifyScript, [engine])
+        #expect(good.status == 0 && good.output.contains("SQLCipher codec and keying present"), "\(good)")
+        // An aarch64 "engine" with SQLite's entry points and no codec: what a build without SQLITE_HAS_CODEC
+        // leaves (verify-symbols.sh checks names, so a stub shows the same as a whole plain SQLite would).
+        let folder = try TemporaryDirectory()
+        let made = try shell(#"""
+            set -e
+            cd "$1"
+            printf 'int sqlite3_open_v2(void){return 0;}\nint sqlite3_prepare_v2(void){return 0;}\nint sqlite3_step(void){return 0;}\n' >plain.c
+            aarch64-linux-gnu-gcc -c plain.c -o plain.o
+            aarch64-linux-gnu-ar rcsD libplain.a plain.o
+            """#, folder.path)
+        try #require(made.status == 0, "\(made)")
+        let plain = try run(Repository.verifyScript, [folder.file("libplain.a")])
+        #expect(plain.status == 1, "\(plain)")
+        #expect(plain.output.contains("SQLCipher symbols not defined"), "\(plain)")
+        for symbol in ["sqlite3_key", "sqlite3_key_v2", "sqlite3_rekey_v2", "sqlcipherCodecAttach"] {
+            #expect(plain.output.contains(symbol), "\(symbol) not named in \(plain)")
+        }
+    }
 }
