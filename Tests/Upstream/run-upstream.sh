@@ -350,7 +350,7 @@ run_suite() {
     for file in "${files[@]}" ${EXTRA_FILES[@]+"${EXTRA_FILES[@]}"}; do
         local file_started=$SECONDS result=()
         if [ "$jobs" -gt 1 ]; then
-            read -r -a result <"$UPSTREAM_DIR/logs/$file.result" 2>/dev/null \
+            [ -s "$UPSTREAM_DIR/logs/$file.result" ] && read -r -a result <"$UPSTREAM_DIR/logs/$file.result" \
                 || die "test/$file failed (above; log: $UPSTREAM_DIR/logs/$file.log)"
             RUN_TESTS=${result[0]} file_started=$((SECONDS - result[1]))
         else
