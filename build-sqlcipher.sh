@@ -4,7 +4,7 @@
 #
 # Phases (build_all below lists them; each lives in BuildSupport/build/*.sh): prerequisites → source (local
 # file, cache, or the machine's apt mirror; SHA-256 checked) → amalgamation (tclsh) → libsqlcipher.a (codec
-# on, verified) → Swift static library → merge (ar x → ld -r → ar) into a staged dist/ with the artifact
+# on, verified) → the same engine cross-compiled for aarch64 (verified) → Swift static library → merge (ar x → ld -r → ar) into a staged dist/ with the artifact
 # bundle, notices, release packages, manifest and SBOM → verify-symbols.sh + run-time self-check → dist/.
 # Every failure stops the build with a message: the build never produces an artifact whose engine might write
 # plaintext.
@@ -27,6 +27,8 @@ source "$ROOT/BuildSupport/build/source.sh"
 source "$ROOT/BuildSupport/build/local-changes.sh"
 # shellcheck source=BuildSupport/build/engine.sh
 source "$ROOT/BuildSupport/build/engine.sh"
+# shellcheck source=BuildSupport/build/arm64.sh
+source "$ROOT/BuildSupport/build/arm64.sh"
 # shellcheck source=BuildSupport/build/swift.sh
 source "$ROOT/BuildSupport/build/swift.sh"
 # shellcheck source=BuildSupport/build/merge.sh
@@ -58,8 +60,9 @@ usage() {
 Usage:
   build-sqlcipher.sh [--source FILE] [--test-tools] [--crypto-provider sqlcipherkit|reference]
       The whole build: dist/SQLCipherKit/ (merged libSQLCipherKit.a, the engine libsqlcipher.a, headers, Swift
-      module, pkg-config file, the sqlcipherkit CLI, MANIFEST.json), then verify-symbols.sh and the run-time
-      self-check.
+      module, pkg-config file, the sqlcipherkit CLI, MANIFEST.json; the engine also cross-compiled for
+      aarch64-unknown-linux-gnu, in lib/aarch64-unknown-linux-gnu/, the artifact bundle and the release
+      packages), then verify-symbols.sh and the run-time self-check.
   build-sqlcipher.sh fetch [--source FILE]
       Only obtain the pinned tarball and check its SHA-256; prints its cached path.
   build-sqlcipher.sh engine [--source FILE]
@@ -154,6 +157,8 @@ build_all() {
     local started=$SECONDS engine=$BUILD_DIR/lib/libsqlcipher.a
     prepare_source
     build_engine
+    phase "engine for $ARM64_TRIPLE (cross-compiled, $ARM64_CC)"
+    build_arm64_engine
     phase "Swift static library (swift build -c release --product SQLCipherKit)"
     build_swift
     phase "merge into a staged dist/"

@@ -88,16 +88,17 @@ fail_now() { fail "$1"; finish; }
 # ------------------------------------------------------------------------------------------------ symbols ---
 
 # Global symbols a file defines / leaves undefined, one name a line, sorted. (nm -P: "name type value size";
-# U, w and v are undefined or weakly undefined; every other type is a definition.)
+# U, w and v are undefined or weakly undefined; every other type is a definition.) NM reads the archive's
+# machine (pick_binutils).
 defined_symbols() {
-    nm -g -P "$1" 2>/dev/null | awk 'NF >= 2 && $2 !~ /^[Uwv]$/ { print $1 }' | LC_ALL=C sort -u
+    "$NM" -g -P "$1" 2>/dev/null | awk 'NF >= 2 && $2 !~ /^[Uwv]$/ { print $1 }' | LC_ALL=C sort -u
 }
 # Every symbol a file defines, local ones too (the artifact bundle makes everything but the API local).
 all_defined_symbols() {
-    nm -P "$1" 2>/dev/null | awk 'NF >= 2 && $2 !~ /^[Uwv]$/ { print $1 }' | LC_ALL=C sort -u
+    "$NM" -P "$1" 2>/dev/null | awk 'NF >= 2 && $2 !~ /^[Uwv]$/ { print $1 }' | LC_ALL=C sort -u
 }
 undefined_symbols() {
-    nm -g -P "$1" 2>/dev/null | awk 'NF >= 2 && $2 == "U" { print $1 }' | LC_ALL=C sort -u
+    "$NM" -g -P "$1" 2>/dev/null | awk 'NF >= 2 && $2 == "U" { print $1 }' | LC_ALL=C sort -u
 }
 
 # Stops unless ARCHIVE is a non-empty ar archive; makes ARCHIVE absolute.
@@ -105,6 +106,20 @@ check_is_archive() {
     [ -f "$ARCHIVE" ] || fail_now "no such archive: $ARCHIVE"
     ARCHIVE=$(realpath "$ARCHIVE")
     [ -n "$(ar t "$ARCHIVE" 2>/dev/null)" ] || fail_now "not an ar archive, or an empty one: $ARCHIVE"
+}
+
+# Sets NM (and MACHINE): the host's nm for an archive of the host's machine, the cross binutils' for a foreign
+# one (BuildSupport/common.sh, binutils_prefix_for_machine). readelf reads every ELF machine; nm does not.
+pick_binutils() {
+    local prefix host
+    MACHINE=$(readelf -h "$ARCHIVE" 2>/dev/null | sed -n 's/^ *Machine: *//p' | sort -u | head -n1)
+    host=$(readelf -h /proc/self/exe 2>/dev/null | sed -n 's/^ *Machine: *//p')
+    NM=nm
+    [ -n "$MACHINE" ] && [ "$MACHINE" != "$host" ] || return 0
+    prefix=$(binutils_prefix_for_machine "$MACHINE") || fail_now "no binutils known for an archive of machine '$MACHINE'"
+    NM=${prefix}nm
+    command -v "$NM" >/dev/null || fail_now "$ARCHIVE is built for $MACHINE: $NM is needed to read it (apt-get install binutils-${prefix%-})"
+    [ "$LINK_TEST" = no ] || fail_now "--link-test runs programs of this machine only; $ARCHIVE is built for $MACHINE (Tests/Emulation runs it under qemu)"
 }
 
 # 1. SQLCipher's keying API, codec and export: absent in an engine built without SQLITE_HAS_CODEC.
@@ -297,6 +312,7 @@ link_test() {
 main() {
     parse_arguments "$@"
     check_is_archive
+    pick_binutils
     temp_dir WORK verify-symbols
     check_symbols
     [ "$LINK_TEST" = no ] || link_test

@@ -28,3 +28,14 @@ temp_dir() {
     remove_on_exit "$made"
     printf -v "$1" '%s' "$made"
 }
+
+# The GNU binutils prefix for objects of ELF machine $1 (readelf's name) built on another machine than this one:
+# Debian's cross binutils (binutils-aarch64-linux-gnu comes with gcc-aarch64-linux-gnu). Status 1 for a machine
+# without one known here.
+binutils_prefix_for_machine() {
+    case "$1" in
+        AArch64) echo aarch64-linux-gnu- ;;
+        "Advanced Micro Devices X86-64") echo x86_64-linux-gnu- ;;
+        *) return 1 ;;
+    esac
+}

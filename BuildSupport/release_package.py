@@ -3,16 +3,17 @@
 committed to a release repository and tagged (build-sqlcipher.sh calls this; structured files are written
 here, by a tool made for them, never by printf).
 
-    release_package.py --out DIR --root REPO --engine LIBSQLCIPHER.A --sqlite-header SQLITE3.H \
-        --triple TRIPLE --version SQLCIPHER_VERSION --openssl system|folded --notices NOTICES.TXT \
+    release_package.py --out DIR --root REPO --engine TRIPLE=LIBSQLCIPHER.A [--engine TRIPLE=...] \
+        --sqlite-header SQLITE3.H --version SQLCIPHER_VERSION --openssl system|folded --notices NOTICES.TXT \
         [--asset-url URL]
 
 The package (DIR):
   Package.swift                  products SQLCipherKit (the Swift API), SQLCipherEngine (the C API),
                                  SQLCipherKeying (sqlite3_key_v2 for other SQLite libraries, e.g. GRDB);
                                  the engine is a binary target on the bundle below, by path: no unsafeFlags
-  CSQLCipher.artifactbundle/     SE-0482 static library: the verified engine archive, shim.h, sqlite3.h,
-                                 module map (`link "crypto"` for --openssl system; nothing for folded)
+  CSQLCipher.artifactbundle/     SE-0482 static library: the verified engine archive of each triple (one
+                                 variant each: x86_64 and aarch64 Linux), shim.h, sqlite3.h, module map
+                                 (`link "crypto"` for --openssl system; nothing for folded)
   Sources/SQLCipherKit/          the Swift API, copied from the repository's Sources/SQLCipherKit
   Sources/SQLCipherEngine/       `@_exported import CSQLCipher`
   Sources/SQLCipherKeying/       a C function that calls sqlite3_key_v2, declared without sqlite3.h
@@ -94,10 +95,13 @@ def module_map(openssl):
 def write_bundle(out, args):
     bundle = os.path.join(out, "CSQLCipher.artifactbundle")
     include = os.path.join(bundle, "CSQLCipher", "include")
-    variant = os.path.join("CSQLCipher", args.triple, "libsqlcipher.a")
     os.makedirs(include)
-    os.makedirs(os.path.dirname(os.path.join(bundle, variant)))
-    shutil.copyfile(args.engine, os.path.join(bundle, variant))
+    variants = []
+    for triple, engine in args.engines:
+        variant = os.path.join("CSQLCipher", triple, "libsqlcipher.a")
+        os.makedirs(os.path.dirname(os.path.join(bundle, variant)))
+        shutil.copyfile(engine, os.path.join(bundle, variant))
+        variants.append((triple, variant))
     shutil.copyfile(args.sqlite_header, os.path.join(include, "sqlite3.h"))
     with open(os.path.join(args.root, "Sources", "CSQLCipher", "shim.h"), encoding="utf-8") as handle:
         shim = handle.read()
@@ -109,7 +113,7 @@ def write_bundle(out, args):
         handle.write("\n".join(rewritten))
     with open(os.path.join(include, "module.modulemap"), "w", encoding="utf-8") as handle:
         handle.write(module_map(args.openssl))
-    document = bundle_info.info("CSQLCipher", args.version, args.triple, variant)
+    document = bundle_info.info("CSQLCipher", args.version, variants)
     bundle_info.write(os.path.join(bundle, "info.json"), document)
     return bundle
 
@@ -185,6 +189,9 @@ SQLCipher {args.version} (encrypted SQLite) and a Swift API over it, for SwiftPM
 SQLCipherKit's `build-sqlcipher.sh` from a verified, pinned engine; commit this folder to a release repository
 and tag it. This variant {openssl}
 
+The engine is a binary target with one archive per platform ({", ".join(f"`{triple}`" for triple, _ in args.engines)}):
+SwiftPM links the one for the triple it builds for. The Swift API is source and compiles on your machine.
+
 ## Use
 
 ```swift
@@ -222,9 +229,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", required=True)
     parser.add_argument("--root", required=True)
-    parser.add_argument("--engine", required=True)
+    parser.add_argument("--engine", action="append", required=True, metavar="TRIPLE=ARCHIVE",
+                        help="the engine archive for a target triple (one per triple, repeatable)")
     parser.add_argument("--sqlite-header", required=True)
-    parser.add_argument("--triple", required=True)
     parser.add_argument("--version", required=True)
     parser.add_argument("--openssl", choices=["system", "folded"], required=True)
     parser.add_argument("--notices", required=True)
@@ -232,6 +239,12 @@ def main():
     parser.add_argument("--checksum-file", help="the checksum `swift package compute-checksum` printed for the zip")
     parser.add_argument("--stage", choices=["package", "asset-manifest"], default="package")
     args = parser.parse_args()
+    args.engines = []
+    for spec in args.engine:
+        triple, sep, engine = spec.partition("=")
+        if not sep or not triple or not os.path.isfile(engine):
+            parser.error(f"--engine wants TRIPLE=ARCHIVE (an existing file), not {spec!r}")
+        args.engines.append((triple, engine))
 
     if args.stage == "asset-manifest":
         # Second call, once the zip's checksum is known.

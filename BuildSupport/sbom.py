@@ -2,6 +2,9 @@
 """Writes dist/SQLCipherKit/sbom.cdx.json, a CycloneDX 1.6 software bill of materials for SQLCipherKit's
 artifacts: what each one contains (SQLCipher and its SQLite baseline, OpenSSL when folded in, the Swift runtime
 and the CLI's package dependencies), what each one needs from the system (OpenSSL's libcrypto), and its SHA-256.
+Per architecture: each archive names the target triple it is built for (sqlcipherkit:targetTriple, on the file
+itself or on each file of a folder artifact), and OpenSSL is one component per architecture (its version and
+Debian package for that architecture), each artifact depending on the ones it carries or needs.
 
     sbom.py --out FILE --facts FACTS.json
 
@@ -43,6 +46,22 @@ def local_changes(changes):
                             "value": " ".join(change["name"] for change in changes)}]}
 
 
+def target_triple_of(path, triple):
+    """Whether the file at path is built for triple: it lies in a folder named after the triple."""
+    return f"{os.sep}{triple}{os.sep}" in path
+
+
+def file_component(path, dist, triples):
+    """One file of a folder artifact, with its SHA-256 and, for an archive of one architecture, its triple."""
+    relative = os.path.relpath(path, dist)
+    component = {"bom-ref": f"artifact:{relative}", "type": "file", "name": relative,
+                 "hashes": [{"alg": "SHA-256", "content": sha256(path)}]}
+    for triple in triples:
+        if target_triple_of(path, triple):
+            component["properties"] = [{"name": "sqlcipherkit:targetTriple", "value": triple}]
+    return component
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", required=True)
@@ -54,6 +73,8 @@ def main():
     sqlcipher = facts["sqlcipherVersion"]
     sqlite = facts["sqliteVersion"]
     openssl = facts["opensslVersion"]
+    host_triple, arm64_triple = facts["hostTriple"], facts["arm64Triple"]
+    openssl_arm64 = f"openssl:{arm64_triple}"
     components = [
         {
             "bom-ref": "sqlcipher", "type": "library", "name": "SQLCipher", "version": sqlcipher,
@@ -83,7 +104,19 @@ def main():
                            "release package; folded into SQLCipherEngine.artifactbundle and the "
                            "openssl-inside release package",
             "licenses": [{"license": {"id": "Apache-2.0"}}],
-            "purl": f"pkg:deb/debian/libssl3@{facts['opensslPackageVersion']}",
+            "purl": f"pkg:deb/debian/libssl3@{facts['opensslPackageVersion']}?arch={facts['hostDebianArch']}",
+            "properties": [{"name": "sqlcipherkit:targetTriple", "value": host_triple}],
+        },
+        {
+            "bom-ref": openssl_arm64, "type": "library", "name": "OpenSSL libcrypto (arm64)",
+            "version": facts["opensslVersionArm64"],
+            "description": f"the crypto provider of the {arm64_triple} engine (Debian's libssl-dev:arm64): linked "
+                           "from the system by lib/" + arm64_triple + "/libsqlcipher.a and the default release "
+                           "package's aarch64 variant; folded into the aarch64 variants of "
+                           "SQLCipherEngine.artifactbundle and the openssl-inside release package",
+            "licenses": [{"license": {"id": "Apache-2.0"}}],
+            "purl": f"pkg:deb/debian/libssl3@{facts['opensslPackageVersionArm64']}?arch=arm64",
+            "properties": [{"name": "sqlcipherkit:targetTriple", "value": arm64_triple}],
         },
         {
             "bom-ref": "swift-runtime", "type": "library", "name": "Swift runtime and Foundation",
@@ -114,19 +147,24 @@ def main():
     # The artifacts of dist/SQLCipherKit/: what each contains (bom-refs) and what OpenSSL it carries or needs.
     system, folded = facts["opensslSystemNote"], facts["opensslFoldedNote"]
     core = ["sqlcipherkit", "sqlcipher", "sqlite"]
+    both = ["openssl", openssl_arm64]
     artifacts = [
         {"path": "lib/libSQLCipherKit.a", "description": "the Swift API and the engine, one archive",
-         "contains": core, "openssl": system},
+         "contains": core, "openssl": system, "needs": ["openssl"]},
         {"path": "lib/libsqlcipher.a", "description": "the engine alone (C API) with SQLCipherKit's crypto glue",
-         "contains": core, "openssl": system},
+         "contains": core, "openssl": system, "needs": ["openssl"]},
+        {"path": f"lib/{arm64_triple}/libsqlcipher.a",
+         "description": f"the engine alone (C API) with SQLCipherKit's crypto glue, for {arm64_triple}",
+         "contains": core, "openssl": system, "needs": [openssl_arm64]},
         {"path": "bin/sqlcipherkit", "type": "application", "description": "the command-line tool",
-         "contains": core + ["swift-runtime"] + [f"swiftpm:{pin['identity']}" for pin in pins], "openssl": system},
+         "contains": core + ["swift-runtime"] + [f"swiftpm:{pin['identity']}" for pin in pins], "openssl": system,
+         "needs": ["openssl"]},
         {"path": "SQLCipherEngine.artifactbundle", "description": "SE-0482 bundle: the engine's C API, self-contained",
-         "contains": core + ["openssl"], "openssl": folded},
+         "contains": core + both, "openssl": folded},
         {"path": "swiftpm/SQLCipherKit", "description": "release package (SwiftPM), linking the system libcrypto",
-         "contains": core, "openssl": system},
+         "contains": core, "openssl": system, "needs": both},
         {"path": "swiftpm/SQLCipherKit-openssl-inside", "description": "release package (SwiftPM), libcrypto folded in",
-         "contains": core + ["openssl"], "openssl": folded},
+         "contains": core + both, "openssl": folded},
     ]
     dependencies = []
     for artifact in artifacts:
@@ -140,15 +178,17 @@ def main():
             "name": artifact["path"], "version": sqlcipher, "description": artifact["description"],
             "properties": [{"name": "sqlcipherkit:openssl", "value": artifact["openssl"]}],
         }
+        triples = sorted({t for f in files for t in (host_triple, arm64_triple) if target_triple_of(f, t)})
         if len(files) == 1:
             component["hashes"] = [{"alg": "SHA-256", "content": sha256(files[0])}]
+            component["properties"].append({"name": "sqlcipherkit:targetTriple",
+                                            "value": triples[0] if triples else host_triple})
         else:
-            component["components"] = [{
-                "bom-ref": f"artifact:{os.path.relpath(f, facts['dist'])}", "type": "file",
-                "name": os.path.relpath(f, facts["dist"]), "hashes": [{"alg": "SHA-256", "content": sha256(f)}],
-            } for f in files]
+            component["components"] = [file_component(f, facts["dist"], (host_triple, arm64_triple)) for f in files]
+            component["properties"].append({"name": "sqlcipherkit:targetTriples", "value": " ".join(triples)})
         components.append(component)
-        dependencies.append({"ref": component["bom-ref"], "dependsOn": artifact["contains"]})
+        dependencies.append({"ref": component["bom-ref"],
+                             "dependsOn": artifact["contains"] + artifact.get("needs", [])})
 
     bom = {
         "bomFormat": "CycloneDX",

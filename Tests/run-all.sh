@@ -2,8 +2,9 @@
 # The test command (README, .ci/run): builds the artifact, or finds it up to date, with the tools the
 # downstream tests link with; runs every Swift Testing suite (the API, the reliability suite with its child
 # processes, the CLI, the build pipeline, interoperability with an independent SQLCipher build); then runs
-# SQLCipher's own test/sqlcipher.test against a harness built with the engine's flags; then fuzzes the engine
-# for 60 seconds under ASan and UBSan.
+# SQLCipher's own test/sqlcipher.test against a harness built with the engine's flags; then the aarch64 engine
+# under qemu (Tests/Emulation: a C consumer, files exchanged with x86_64, three upstream files on an aarch64
+# testfixture); then fuzzes the engine for 60 seconds under ASan and UBSan.
 #
 # Every part runs, whatever the parts before it came to; the last line is one summary of all of them,
 #   SUMMARY: N passed, N failed, N skipped; failed: …; skipped: … [what each part counted]
@@ -127,6 +128,24 @@ run_upstream() {
 }
 run_upstream upstream UPSTREAM_CRYPTO_PROVIDER=sqlcipherkit
 run_upstream "upstream (reference provider)" UPSTREAM_CRYPTO_PROVIDER=reference
+
+# The aarch64 engine under qemu-user-static (Tests/Emulation): the C consumer on the bundle's aarch64 variant,
+# files exchanged with x86_64 both ways, the arm64 pkg-config file; one count per check ("ok:" lines, and the
+# "EMULATION: N passed, N failed" line). Then SQLCipher's own core, compatibility and rekey files on an aarch64
+# testfixture (counted as the upstream parts are).
+if run_part emulation Tests/Emulation/run-aarch64.sh; then
+    count=$(grep -c '^ok: ' "$LOGS/emulation.log")
+    PASSED=$((PASSED + count))
+    PARTS+=("emulation (aarch64): $count checks")
+else
+    while IFS= read -r line; do failed "emulation (aarch64): $(short "${line#FAIL: }")"; done \
+        < <(grep '^FAIL: ' "$LOGS/emulation.log")
+    grep -q '^FAIL: ' "$LOGS/emulation.log" || failed "emulation (aarch64): exit non-zero with no FAIL line"
+    PARTS+=("emulation (aarch64): failed")
+fi
+# The three files side by side: each qemu process is one core's work, and the machine has two.
+run_upstream "upstream (aarch64, qemu)" UPSTREAM_TARGET=aarch64 UPSTREAM_JOBS=3 \
+    UPSTREAM_FILES="sqlcipher-core.test sqlcipher-compatibility.test sqlcipher-rekey.test"
 
 if run_part fuzz Tests/Fuzz/fuzz.sh 60; then
     PASSED=$((PASSED + 1))

@@ -106,9 +106,10 @@ verify_engine() {
 # The archive holds the provider CRYPTO_PROVIDER selects, and its glue names that one: SQLCipherKit's set-up
 # function defined exactly when it is the one (the reference's always is: crypto_openssl.c is in every
 # amalgamation, compiled only under -DSQLCIPHER_CRYPTO_OPENSSL), and sqlcipherkit_crypto_provider defined.
+# NM: the nm that reads the archive's machine (the cross one for the aarch64 engine); default nm.
 check_engine_provider() {
     local lib=$1 symbols
-    symbols=$(nm -g --defined-only "$lib" 2>/dev/null | awk '{print $NF}')
+    symbols=$("${NM:-nm}" -g --defined-only "$lib" 2>/dev/null | awk '{print $NF}')
     grep -qx sqlcipherkit_crypto_provider <<<"$symbols" || die "$lib lacks sqlcipherkit_crypto_provider (the crypto glue)"
     grep -qx sqlcipherkit_provider_failed <<<"$symbols" \
         || die "$lib lacks sqlcipherkit_provider_failed (the provider's or the glue's: SQLCipherKit's errors need it)"

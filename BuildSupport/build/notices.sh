@@ -24,13 +24,27 @@ collect_licenses() {
     OPENSSL_VERSION=$(printf '#include <openssl/opensslv.h>\nOPENSSL_VERSION_STR\n' | "$CC" -E -P -x c - 2>/dev/null \
         | tail -n1 | tr -d '" ')
     [ -n "$OPENSSL_VERSION" ] || die "could not read OpenSSL's version from <openssl/opensslv.h>"
+    OPENSSL_VERSION_ARM64=$(arm64_openssl_version)
+    [ -n "$OPENSSL_VERSION_ARM64" ] || die "could not read OpenSSL's version from the arm64 <openssl/opensslv.h>"
+}
+
+# The Debian package version of libssl-dev for a Debian architecture (amd64, arm64), or "unknown".
+openssl_package_version() { dpkg-query -W -f='${Version}' "libssl-dev:$1" 2>/dev/null || echo unknown; }
+
+# OpenSSL's version in words for artifacts that carry both architectures' libcrypto.
+openssl_versions() {
+    if [ "$OPENSSL_VERSION" = "$OPENSSL_VERSION_ARM64" ]; then
+        echo "$OPENSSL_VERSION"
+    else
+        echo "$OPENSSL_VERSION (x86_64), $OPENSSL_VERSION_ARM64 (aarch64)"
+    fi
 }
 
 # What an artifact needs of OpenSSL, in one sentence (the notices and the SBOM say the same).
 openssl_note() {
     case $1 in
-        folded) echo "OpenSSL's libcrypto $OPENSSL_VERSION is folded into this artifact (its symbols local): it needs no OpenSSL at run time, and does not get the system's OpenSSL security updates; rebuild to update it." ;;
-        *) echo "This artifact does not contain OpenSSL: it links the system's libcrypto (built against $OPENSSL_VERSION; libssl-dev to build, libssl3 at run time), so OpenSSL security updates come with the system." ;;
+        folded) echo "OpenSSL's libcrypto $(openssl_versions) is folded into this artifact (its symbols local): it needs no OpenSSL at run time, and does not get the system's OpenSSL security updates; rebuild to update it." ;;
+        *) echo "This artifact does not contain OpenSSL: it links the system's libcrypto (built against $(openssl_versions); libssl-dev to build, libssl3 at run time), so OpenSSL security updates come with the system." ;;
     esac
 }
 
@@ -44,7 +58,7 @@ notices_for() {
             sqlcipherkit) args+=(--component "SQLCipherKit (The SQLCipherKit authors)|MIT|$ROOT/LICENSE") ;;
             sqlcipher) args+=(--component "SQLCipher $PIN_VERSION (Zetetic LLC)|BSD-3-Clause|$LICENSE_SQLCIPHER"
                               --component "SQLite $PIN_SQLITE_VERSION, inside SQLCipher|public domain (blessing)|$LICENSE_SQLITE") ;;
-            openssl) args+=(--component "OpenSSL libcrypto $OPENSSL_VERSION, folded in|Apache-2.0|$LICENSE_OPENSSL") ;;
+            openssl) args+=(--component "OpenSSL libcrypto $(openssl_versions), folded in|Apache-2.0|$LICENSE_OPENSSL") ;;
             swift) args+=(--component "Swift runtime, standard library and Foundation (swift.org)|Apache-2.0 with Runtime Library Exception|$LICENSE_SWIFT"
                           --component "ICU code and data inside Foundation (Unicode, Inc.)|Unicode / ICU licence|${LICENSE_ICU:-}") ;;
             parser) args+=(--component "swift-argument-parser (Apple Inc.)|Apache-2.0|$LICENSE_ARGUMENT_PARSER") ;;
@@ -61,6 +75,8 @@ write_notices() {
     cp "$ROOT/LICENSE" "$dist/LICENSE"
     notices_for "$dist/lib/libSQLCipherKit.a.NOTICES.txt" lib/libSQLCipherKit.a system sqlcipherkit sqlcipher
     notices_for "$dist/lib/libsqlcipher.a.NOTICES.txt" lib/libsqlcipher.a system sqlcipherkit sqlcipher
+    notices_for "$dist/lib/$ARM64_TRIPLE/libsqlcipher.a.NOTICES.txt" "lib/$ARM64_TRIPLE/libsqlcipher.a" system \
+        sqlcipherkit sqlcipher
     notices_for "$dist/bin/sqlcipherkit.NOTICES.txt" bin/sqlcipherkit system sqlcipherkit sqlcipher swift parser
     notices_for "$dist/SQLCipherEngine.artifactbundle/THIRD_PARTY_NOTICES.txt" SQLCipherEngine.artifactbundle \
         folded sqlcipherkit sqlcipher openssl

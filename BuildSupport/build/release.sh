@@ -5,15 +5,16 @@
 # One release package, dist/SQLCipherKit/swiftpm/FLAVOUR/: a complete SwiftPM package for a release
 # repository, its engine bundle zipped and checksummed for the binaryTarget(url:checksum:) form in
 # release-asset/. The folder's name is the package's identity for a path dependency (`package: "SQLCipherKit"`).
-# write_release_package DIST TRIPLE FLAVOUR ENGINE.a system|folded COMPONENT...
+# write_release_package DIST TRIPLE FLAVOUR ENGINE.a ARM64_ENGINE.a system|folded COMPONENT... (TRIPLE: the
+# host's; the arm64 archive is the aarch64 variant of the package's engine bundle)
 write_release_package() {
-    local dist=$1 triple=$2 flavour=$3 archive=$4 openssl=$5 out=$1/swiftpm/$3
+    local dist=$1 triple=$2 flavour=$3 archive=$4 arm64_archive=$5 openssl=$6 out=$1/swiftpm/$3
     local notices=$BUILD_DIR/licenses/$3-NOTICES.txt checksum=$out/release-asset/CSQLCipher.artifactbundle.zip.sha256
-    shift 5
+    shift 6
     mkdir -p "$dist/swiftpm"
     notices_for "$notices" "the $flavour release package" "$openssl" "$@"
-    local common=(--out "$out" --root "$ROOT" --engine "$archive" --sqlite-header "$BUILD_DIR/include/sqlite3.h"
-        --triple "$triple" --version "$PIN_VERSION" --openssl "$openssl" --notices "$notices")
+    local common=(--out "$out" --root "$ROOT" --engine "$triple=$archive" --engine "$ARM64_TRIPLE=$arm64_archive"
+        --sqlite-header "$BUILD_DIR/include/sqlite3.h" --version "$PIN_VERSION" --openssl "$openssl" --notices "$notices")
     [ -z "$RELEASE_ASSET_URL" ] || common+=(--asset-url "$RELEASE_ASSET_URL")
     python3 "$ROOT/BuildSupport/release_package.py" "${common[@]}" \
         || die "could not write the release package $flavour"
@@ -23,12 +24,14 @@ write_release_package() {
         || die "could not write the release-asset manifest for $flavour"
 }
 
-# swiftpm/SQLCipherKit/ (the system's libcrypto) and swiftpm/SQLCipherKit-openssl-inside/ (libcrypto folded in).
+# swiftpm/SQLCipherKit/ (the system's libcrypto) and swiftpm/SQLCipherKit-openssl-inside/ (libcrypto folded in),
+# each with both triples: the engine archives of dist/lib/ and the artifact bundle's folded ones.
 write_release_packages() {
-    local dist=$1 triple=$2 folded_archive=$3
-    write_release_package "$dist" "$triple" SQLCipherKit "$dist/lib/libsqlcipher.a" system sqlcipherkit sqlcipher
-    write_release_package "$dist" "$triple" SQLCipherKit-openssl-inside "$folded_archive" folded \
-        sqlcipherkit sqlcipher openssl
+    local dist=$1 triple=$2 bundle=$3
+    write_release_package "$dist" "$triple" SQLCipherKit "$dist/lib/libsqlcipher.a" \
+        "$dist/lib/$ARM64_TRIPLE/libsqlcipher.a" system sqlcipherkit sqlcipher
+    write_release_package "$dist" "$triple" SQLCipherKit-openssl-inside "$bundle/$(bundle_variant "$triple")" \
+        "$bundle/$(bundle_variant "$ARM64_TRIPLE")" folded sqlcipherkit sqlcipher openssl
 }
 
 # dist/SQLCipherKit/sbom.cdx.json (CycloneDX, BuildSupport/sbom.py) from the facts this build knows.
@@ -37,7 +40,9 @@ write_sbom() {
     local args=(sqlcipherVersion="$PIN_VERSION" sqliteVersion="$PIN_SQLITE_VERSION" sourceTarball="$PIN_TARBALL"
         sourceSHA256="$PIN_SHA256" "sourceURLs:=[]" "compileFlags:=[]" "localChanges:=$(local_changes_json)"
         opensslVersion="$OPENSSL_VERSION"
-        "opensslPackageVersion=$(dpkg-query -W -f='${Version}' libssl3 2>/dev/null || echo unknown)"
+        "opensslPackageVersion=$(openssl_package_version "$(dpkg --print-architecture)")"
+        "hostDebianArch=$(dpkg --print-architecture)" "hostTriple=$(target_triple)" arm64Triple="$ARM64_TRIPLE"
+        opensslVersionArm64="$OPENSSL_VERSION_ARM64" "opensslPackageVersionArm64=$(openssl_package_version arm64)"
         "swiftVersion=$(swiftc --version 2>&1 | sed -n 's/.*Swift version \([0-9.]*\).*/\1/p' | head -n1)"
         "swiftVersionLine=$(swift_version_line)" "cCompiler=$(cc_version)"
         projectVersion="$PROJECT_VERSION" packageResolved="$ROOT/Package.resolved" dist="$dist"

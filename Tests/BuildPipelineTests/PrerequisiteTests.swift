@@ -25,4 +25,27 @@ struct PrerequisiteTests {
                 "\(result)")
         #expect(!FileManager.default.fileExists(atPath: folder.file("cache")), "the build went on regardless")
     }
+
+    @Test("a missing aarch64 cross compiler stops the build naming its package when it may not install")
+    func missingCrossCompilerIsNamed() throws {
+        let folder = try TemporaryDirectory()
+        // A PATH like the machine's, minus the cross compiler (the aarch64 engine's phase needs it).
+        let setup = try shell(#"""
+            set -e
+            mkdir "$1/bin"
+            for tool in /usr/bin/* /bin/* /opt/swift/usr/bin/*; do
+                case "$(basename "$tool")" in aarch64-linux-gnu-gcc*) continue ;; esac
+                [ -e "$1/bin/$(basename "$tool")" ] || ln -s "$tool" "$1/bin/"
+            done
+            """#, folder.path)
+        #expect(setup.status == 0, "\(setup)")
+        let result = try run(Repository.buildScript, ["fetch"],
+                             environment: ["PATH": folder.path + "/bin", "SQLCIPHERKIT_NO_INSTALL": "1",
+                                           "SQLCIPHERKIT_CACHE_DIR": folder.file("cache")])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.output.contains(
+            "missing system packages: gcc-aarch64-linux-gnu (install them: sudo apt-get install gcc-aarch64-linux-gnu)"),
+                "\(result)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("cache")), "the build went on regardless")
+    }
 }

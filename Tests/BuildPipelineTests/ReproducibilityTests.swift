@@ -25,11 +25,19 @@ struct ReproducibilityTests {
 /// amalgamation, engine, Swift build and merge, from the cached tarball) and must produce the same bytes.
 @Suite("Reproducible artifact across checkouts", .timeLimit(.minutes(20)))
 struct CheckoutReproducibilityTests {
-    /// What must come out byte-identical: the merged archive, the engine, the artifact bundle (every file of
-    /// it) and the manifest that records their checksums.
-    static let identicalFiles = ["lib/libSQLCipherKit.a", "lib/libsqlcipher.a", "MANIFEST.json"]
+    /// What must come out byte-identical: the merged archive, the engine of each triple (x86_64, and aarch64
+    /// cross-compiled), the artifact bundle (every file of it, both variants), each release package's engine
+    /// bundle variants, release-asset zip and checksum, and the manifest that records their checksums.
+    static let identicalFiles = ["lib/libSQLCipherKit.a", "lib/libsqlcipher.a",
+                                 "lib/aarch64-unknown-linux-gnu/libsqlcipher.a", "MANIFEST.json"]
+        + ["SQLCipherKit", "SQLCipherKit-openssl-inside"].flatMap { flavour in
+            ["x86_64-unknown-linux-gnu", "aarch64-unknown-linux-gnu"].map {
+                "swiftpm/\(flavour)/CSQLCipher.artifactbundle/CSQLCipher/\($0)/libsqlcipher.a"
+            } + ["swiftpm/\(flavour)/release-asset/CSQLCipher.artifactbundle.zip",
+                 "swiftpm/\(flavour)/release-asset/CSQLCipher.artifactbundle.zip.sha256"]
+        }
 
-    @Test("a clean build in a second checkout gives a byte-identical engine, libSQLCipherKit.a and artifact bundle")
+    @Test("a clean build in a second checkout gives byte-identical engines (x86_64, aarch64), libSQLCipherKit.a, artifact bundle and release assets")
     func artifactIsByteIdenticalAcrossCheckouts() throws {
         try Repository.requireBuild()
         let folder = try TemporaryDirectory()
@@ -53,11 +61,13 @@ struct CheckoutReproducibilityTests {
         #expect(build.output.contains("generated sqlite3.c"), "\(build)")
         #expect(!build.output.contains("up to date (pin"), "\(build)")
         #expect(build.output.contains(#/ -c .* sqlite3\.c/#), "the engine was not compiled: \(build)")
+        #expect(build.output.contains(#/aarch64-linux-gnu-gcc -c .* sqlite3\.c/#), "the aarch64 engine was not compiled: \(build)")
         let second = checkout + "/dist/SQLCipherKit"
         let bundle = "SQLCipherEngine.artifactbundle"
         let listing = try shell(#"cd "$1" && find . -type f | LC_ALL=C sort"#, Repository.dist + "/" + bundle)
         let bundleFiles = listing.output.split(separator: "\n").map { bundle + "/" + $0.dropFirst(2) }
-        #expect(bundleFiles.count >= 4, "\(listing)")
+        #expect(bundleFiles.count >= 5, "\(listing)")
+        #expect(bundleFiles.contains { $0.hasSuffix("/aarch64-unknown-linux-gnu/libsqlcipher.a") }, "\(listing)")
         var identical: [String] = [], different: [String] = []
         for file in Self.identicalFiles + bundleFiles {
             let same = try sha256(second + "/" + file) == (try sha256(Repository.dist + "/" + file))

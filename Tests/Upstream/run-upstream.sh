@@ -21,8 +21,9 @@
 # testfixture is rebuilt only when the pin, the flags, the compiler, Tcl or this recipe change.
 #
 # Exit status: 0 every upstream test passed; 1 a failure, a missing summary line, or a build/setup error.
-# Environment: CC (default cc), MAKE_JOBS (default 2), UPSTREAM_TIMEOUT (seconds one test run may take,
-# default 1200).
+# Environment: CC (default cc), MAKE_JOBS (default 2), UPSTREAM_JOBS (test files run side by side, default 1),
+# UPSTREAM_TIMEOUT (seconds one test run may take,
+# default 1200), UPSTREAM_TARGET=aarch64 (a cross-built harness run under qemu: Tests/Emulation/upstream-aarch64.sh).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -94,6 +95,15 @@ die() {
 }
 note() { printf '    %s\n' "$*"; }
 
+# The native harness by default; another target's settings come from its own file (Tests/Emulation).
+CONFIGURE_HOST=() RUN_PREFIX=() TCL_CONFIG_CANDIDATES=()
+case "${UPSTREAM_TARGET:-native}" in
+    native) ;;
+    # shellcheck source=../Emulation/upstream-aarch64.sh
+    aarch64) source "$ROOT/Tests/Emulation/upstream-aarch64.sh" ;;
+    *) die "unknown UPSTREAM_TARGET '$UPSTREAM_TARGET' (native or aarch64)" ;;
+esac
+
 CLEANUP=()
 cleanup() {
     local path
@@ -105,9 +115,11 @@ trap cleanup EXIT
 
 # The folder holding tclConfig.sh (tcl-dev), which configure needs to build testfixture; empty if none.
 tcl_config_dir() {
-    local dir
-    for dir in /usr/lib/tcl8.6 /usr/lib/"$(uname -m)"-linux-gnu/tcl8.6 /usr/lib64/tcl8.6 /usr/local/lib \
-        /usr/lib/tcl8.7 /usr/lib; do
+    local dir dirs=(/usr/lib/tcl8.6 /usr/lib/"$(uname -m)"-linux-gnu/tcl8.6 /usr/lib64/tcl8.6 /usr/local/lib /usr/lib/tcl8.7
+        /usr/lib)
+    # A cross-built harness needs its target's Tcl, never the native one.
+    [ ${#TCL_CONFIG_CANDIDATES[@]} -eq 0 ] || dirs=("${TCL_CONFIG_CANDIDATES[@]}")
+    for dir in "${dirs[@]}"; do
         if [ -f "$dir/tclConfig.sh" ]; then
             echo "$dir"
             return
@@ -153,7 +165,7 @@ compose_flags() {
     for flag in "${PIN_CONFIGURE_FLAGS[@]}"; do
         [ "$flag" = --disable-tcl ] || CONFIGURE_USED+=("$flag")
     done
-    CONFIGURE_USED+=(--with-tcl="$TCL_DIR")
+    CONFIGURE_USED+=(--with-tcl="$TCL_DIR" ${CONFIGURE_HOST[@]+"${CONFIGURE_HOST[@]}"})
 }
 
 build_testfixture() {
@@ -209,7 +221,7 @@ delete it and run ./build-sqlcipher.sh to fetch a genuine copy"
 # upstream's suite does not test that, and a harness without the codec skips nearly all of it).
 check_harness() {
     local facts
-    facts=$(cd "$UPSTREAM_DIR/run" && "$UPSTREAM_DIR/testfixture" /dev/stdin 2>&1 <<'EOF'
+    facts=$(cd "$UPSTREAM_DIR/run" && ${RUN_PREFIX[@]+"${RUN_PREFIX[@]}"} "$UPSTREAM_DIR/testfixture" /dev/stdin 2>&1 <<'EOF'
 sqlite3 db :memory:
 puts "cipher_version=[db one {PRAGMA cipher_version}]"
 puts "sqlite_version=[db one {SELECT sqlite_version()}]"
@@ -257,16 +269,17 @@ memstatus_is_sole_failure() {
     [ "$unfreed" = 1 ] && [ "$others" = 0 ] && ! grep -q '^!Failures on these tests:' "$log"
 }
 
-# Runs testfixture on SCRIPT (a path under src/test) into LOG; sets RUN_ERRORS, RUN_TESTS, RUN_STATUS.
+# Runs testfixture on SCRIPT (a path under src/test) into LOG, in the working folder RUN (default run; files run
+# side by side each have their own); sets RUN_ERRORS, RUN_TESTS, RUN_STATUS.
 run_testfixture() {
-    local script=$1 log=$2
-    rm -rf "$UPSTREAM_DIR/run"
-    mkdir -p "$UPSTREAM_DIR/run"
+    local script=$1 log=$2 run=${3:-run}
+    rm -rf "${UPSTREAM_DIR:?}/$run"
+    mkdir -p "$UPSTREAM_DIR/$run"
     RUN_STATUS=0
     # The tests write test.db… and SQLCipher's cipher log into the working folder, so they run in run/. The
     # script path is given whole: the tests find tester.tcl and sqlcipher-resources/ from it. Through a
     # space-free symlink, as the build.
-    (cd "$WORK/up/run" && timeout "$UPSTREAM_TIMEOUT" ../testfixture "../src/test/$script") \
+    (cd "$WORK/up/$run" && timeout "$UPSTREAM_TIMEOUT" ${RUN_PREFIX[@]+"${RUN_PREFIX[@]}"} ../testfixture "../src/test/$script") \
         >"$log" 2>&1 </dev/null || RUN_STATUS=$?
     [ "$RUN_STATUS" != 124 ] || die "test/$script did not finish within ${UPSTREAM_TIMEOUT}s (log: $log)"
     local summary
@@ -318,10 +331,31 @@ run_suite() {
         run_testfixture sqlcipher.test "$LOG"
         suite_tests=$RUN_TESTS suite_elapsed=$((SECONDS - started))
     fi
-    # 2. Each file on its own, for its count (the suite runner reports one total only).
+    # 2. Each file on its own, for its count (the suite runner reports one total only). With UPSTREAM_JOBS=N > 1,
+    # N files at a time, each in a folder of its own (the emulated run: one qemu process is one core).
+    local jobs=${UPSTREAM_JOBS:-1} running=0
+    if [ "$jobs" -gt 1 ]; then
+        for file in "${files[@]}" ${EXTRA_FILES[@]+"${EXTRA_FILES[@]}"}; do
+            if [ "$running" -ge "$jobs" ]; then wait -n || true; running=$((running - 1)); fi
+            (
+                trap - EXIT # the main shell removes the temporary folders, once every file has run
+                file_started=$SECONDS
+                run_testfixture "$file" "$UPSTREAM_DIR/logs/$file.log" "run-$file"
+                echo "$RUN_TESTS $((SECONDS - file_started))" >"$UPSTREAM_DIR/logs/$file.result"
+            ) &
+            running=$((running + 1))
+        done
+        wait || true
+    fi
     for file in "${files[@]}" ${EXTRA_FILES[@]+"${EXTRA_FILES[@]}"}; do
-        local file_started=$SECONDS
-        run_testfixture "$file" "$UPSTREAM_DIR/logs/$file.log"
+        local file_started=$SECONDS result=()
+        if [ "$jobs" -gt 1 ]; then
+            [ -s "$UPSTREAM_DIR/logs/$file.result" ] && read -r -a result <"$UPSTREAM_DIR/logs/$file.result" \
+                || die "test/$file failed (above; log: $UPSTREAM_DIR/logs/$file.log)"
+            RUN_TESTS=${result[0]} file_started=$((SECONDS - result[1]))
+        else
+            run_testfixture "$file" "$UPSTREAM_DIR/logs/$file.log"
+        fi
         total=$((total + RUN_TESTS))
         expected=$(expected_count "$file")
         lines+=("$(printf '  %-34s %4s tests, 0 errors (expected %s; %ss)' "$file" "$RUN_TESTS" "${expected:-?}" \
@@ -331,7 +365,8 @@ run_suite() {
             die "test/$file ran $RUN_TESTS tests, the pin records $expected: part of it was skipped, or the suite changed (update PIN_UPSTREAM_TESTS in Vendor/sqlcipher.pin after reading the log: $UPSTREAM_DIR/logs/$file.log)"
         fi
     done
-    printf 'upstream SQLCipher %s (crypto provider %s), 0 errors in every file:\n' "$PIN_VERSION" "$CRYPTO_PROVIDER"
+    printf 'upstream SQLCipher %s (crypto provider %s, %s), 0 errors in every file:\n' "$PIN_VERSION" "$CRYPTO_PROVIDER" \
+        "testfixture for $(readelf -h "$UPSTREAM_DIR/testfixture" | sed -n 's/^ *Machine: *//p')"
     printf '%s\n' "${lines[@]}"
     if [ ${#ONLY_FILES[@]} -gt 0 ]; then
         printf '  %-34s not run (UPSTREAM_FILES names the files)\n' sqlcipher.test
@@ -347,7 +382,12 @@ run_suite() {
 main() {
     [ $# -eq 0 ] || die "no arguments expected (see the header of $0)"
     local started=$SECONDS
-    printf '==> upstream: SQLCipher %s test/sqlcipher.test, its files one by one, and sqlcipher-threads.test, with the pin'"'"'s flags\n' "$PIN_VERSION"
+    if [ ${#ONLY_FILES[@]} -gt 0 ]; then
+        printf '==> upstream: SQLCipher %s %s, with the pin'"'"'s flags (%s)\n' "$PIN_VERSION" "${ONLY_FILES[*]}" \
+            "${UPSTREAM_TARGET:-native}${RUN_PREFIX[*]:+, run by ${RUN_PREFIX[*]}}"
+    else
+        printf '==> upstream: SQLCipher %s test/sqlcipher.test, its files one by one, and sqlcipher-threads.test, with the pin'"'"'s flags\n' "$PIN_VERSION"
+    fi
     check_prerequisites
     compose_flags
     build_testfixture
