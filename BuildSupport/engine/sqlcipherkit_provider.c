@@ -521,7 +521,7 @@ static int sqlcipherkit_ctx_init(void **ctx) {
     if (!sqlcipher_init) {
         // Random bytes are all SQLCipher asks of this context; if OpenSSL cannot give them (FIPS default properties
         // without a FIPS module: no DRBG either), fail here, with no context, so that sqlite3_initialize fails
-        // cleanly. Were the context returned, sqlcipher_extra_init's error path (SQLCipher 4.18.0) would call
+        // cleanly. Were the context returned, sqlcipher_extra_init's error path (in the pinned SQLCipher) would call
         // ctx_free through its provider table after freeing the private heap that table lives in (seen: SIGSEGV).
         unsigned char probe;
         int ok = SQLCIPHERKIT_FAULT(RANDOM) ? 0 : RAND_bytes(&probe, 1) == 1;

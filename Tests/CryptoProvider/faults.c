@@ -147,7 +147,7 @@ static int run_fetch(const char *dir) {
 
 // random-init: OpenSSL gives no random bytes when SQLCipher initialises (FIPS default properties without a FIPS
 // module: no DRBG). SQLCipher cannot set itself up without them, for either provider: the first sqlite3_initialize
-// must fail, cleanly (SQLCipher 4.18.0's error path would use its freed provider table if the context had been
+// must fail, cleanly (the pinned SQLCipher's error path would use its freed provider table if the context had been
 // returned). SQLite then counts itself initialised: plaintext databases open, and every keying fails, with
 // sqlcipherkit_provider_unavailable() saying why.
 static int run_random_init(const char *dir) {
