@@ -4,19 +4,24 @@ import Testing
 
 @Suite("Prerequisites", .timeLimit(.minutes(10)))
 struct PrerequisiteTests {
-    @Test("a missing tcl stops the build naming the package when it may not install")
-    func missingTclIsNamed() throws {
-        let folder = try TemporaryDirectory()
-        // A PATH like the machine's, minus tclsh.
+    /// Makes `folder/bin` a PATH like the machine's (links to its tools) minus the tools whose names start with
+    /// `prefix`.
+    static func machinePath(in folder: TemporaryDirectory, without prefix: String) throws {
         let setup = try shell(#"""
             set -e
             mkdir "$1/bin"
             for tool in /usr/bin/* /bin/* /opt/swift/usr/bin/*; do
-                case "$(basename "$tool")" in tclsh*) continue ;; esac
+                case "$(basename "$tool")" in "$2"*) continue ;; esac
                 [ -e "$1/bin/$(basename "$tool")" ] || ln -s "$tool" "$1/bin/"
             done
-            """#, folder.path)
+            """#, folder.path, prefix)
         #expect(setup.status == 0, "\(setup)")
+    }
+
+    @Test("a missing tcl stops the build naming the package when it may not install")
+    func missingTclIsNamed() throws {
+        let folder = try TemporaryDirectory()
+        try Self.machinePath(in: folder, without: "tclsh")
         let result = try run(Repository.buildScript, ["fetch"],
                              environment: ["PATH": folder.path + "/bin", "SQLCIPHERKIT_NO_INSTALL": "1",
                                            "SQLCIPHERKIT_CACHE_DIR": folder.file("cache")])
@@ -29,16 +34,8 @@ struct PrerequisiteTests {
     @Test("a missing aarch64 cross compiler stops the build naming its package when it may not install")
     func missingCrossCompilerIsNamed() throws {
         let folder = try TemporaryDirectory()
-        // A PATH like the machine's, minus the cross compiler (the aarch64 engine's phase needs it).
-        let setup = try shell(#"""
-            set -e
-            mkdir "$1/bin"
-            for tool in /usr/bin/* /bin/* /opt/swift/usr/bin/*; do
-                case "$(basename "$tool")" in aarch64-linux-gnu-gcc*) continue ;; esac
-                [ -e "$1/bin/$(basename "$tool")" ] || ln -s "$tool" "$1/bin/"
-            done
-            """#, folder.path)
-        #expect(setup.status == 0, "\(setup)")
+        // The aarch64 engine's phase needs the cross compiler.
+        try Self.machinePath(in: folder, without: "aarch64-linux-gnu-gcc")
         let result = try run(Repository.buildScript, ["fetch"],
                              environment: ["PATH": folder.path + "/bin", "SQLCIPHERKIT_NO_INSTALL": "1",
                                            "SQLCIPHERKIT_CACHE_DIR": folder.file("cache")])

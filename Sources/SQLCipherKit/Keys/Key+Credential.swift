@@ -71,12 +71,7 @@ extension Key {
                                     + "to the unit's [Service] section, or fix the name")
         }
         defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            throw KeySourceError(kind: .unreadable, source: name,
-                                 message: "cannot inspect \(what): \(KeyReading.errnoText())")
-        }
-        try KeyFileCheck.requireRegularFile(status, source: name, what: what)
+        let status = try KeyFileCheck.regularFileStatus(descriptor, source: name, what: what)
         guard status.st_mode & 0o007 == 0 else {
             throw KeySourceError(kind: .unprotected, source: name,
                                  message: "\(what) is open to every user (mode \(KeyFileCheck.octal(status.st_mode & 0o777)): "

@@ -30,12 +30,7 @@ extension Key {
                                     + "runs as (uid \(geteuid())) must be able to read it")
         }
         defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            throw KeySourceError(kind: .unreadable, source: path,
-                                 message: "cannot inspect \(what): \(KeyReading.errnoText())")
-        }
-        try KeyFileCheck.requireRegularFile(status, source: path, what: what)
+        let status = try KeyFileCheck.regularFileStatus(descriptor, source: path, what: what)
         let user = geteuid()
         guard status.st_uid == user else {
             throw KeySourceError(kind: .foreignOwner, source: path,
@@ -60,6 +55,18 @@ extension Key {
 /// The checks on a key file's status that ``Key/fromFile(_:format:)`` and ``Key/fromCredential(_:format:)``
 /// share, and the words of their messages.
 enum KeyFileCheck {
+    /// The status of the open file `descriptor` (fstat: what was opened, not a path looked up again), which must
+    /// be a regular file.
+    static func regularFileStatus(_ descriptor: Int32, source: String, what: String) throws(KeySourceError) -> stat {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw KeySourceError(kind: .unreadable, source: source,
+                                 message: "cannot inspect \(what): \(KeyReading.errnoText())")
+        }
+        try requireRegularFile(status, source: source, what: what)
+        return status
+    }
+
     /// Throws ``KeySourceError/Kind/notAFile`` unless `status` is a regular file's.
     static func requireRegularFile(_ status: stat, source: String, what: String) throws(KeySourceError) {
         let type = status.st_mode & S_IFMT
