@@ -12,9 +12,10 @@ struct WriterSessionTests {
         return pool
     }
 
-    /// Waits (suspending) until `count` callers wait for the pool's writer.
+    /// Waits (suspending) until `count` callers wait for the pool's writer, or 2 seconds at most (so that a pool
+    /// that lets them in fails the test's expectations instead of hanging it).
     private func waitForWriterWaiters(_ pool: DatabasePool, count: Int) async throws {
-        while pool.writerGate.waiterCount < count {
+        for _ in 0..<400 where pool.writerGate.waiterCount < count {
             try await Task.sleep(for: .milliseconds(5))
         }
     }
@@ -77,6 +78,8 @@ struct WriterSessionTests {
         }
         #expect(try await pool.read { try $0.scalar(Int.self, "SELECT count(*) FROM t") } == 0)
         try await pool.write { db in try db.execute("INSERT INTO t VALUES (2)") }
+        #expect(try await pool.read { try $0.scalar(String.self, "SELECT group_concat(v) FROM t") } == "2",
+                "the next write committed on its own")
         #expect((await outcome { try await escaped.execute { _ in () } }.error as? SQLCipherError)?.kind == .misuse)
         pool.close()
     }
@@ -102,25 +105,30 @@ struct WriterSessionTests {
     func writerWaitTimesOut() async throws {
         let folder = try TemporaryDirectory()
         let pool = try pool(folder, writerWaitTimeout: .milliseconds(200))
-        let outcomes = Shared<[SQLCipherError.Kind?]>([])
+        // What each write came to while the session still held the writer (nil: still waiting then).
+        let outcomes = Shared<[String: String]>([:])
+        var duringSession: [String: String] = [:]
+        var writes: [Task<Void, Never>] = []
         try await pool.writeSession { session in
-            let asyncWrite = Task.detached {
-                await outcome { try await pool.write { db in try db.execute("INSERT INTO t VALUES (1)") } }
+            writes.append(Task.detached {
+                let result = await outcome { try await pool.write { db in try db.execute("INSERT INTO t VALUES (1)") } }
+                outcomes.update { $0["async"] = result.error.map { "\(($0 as? SQLCipherError)?.kind.rawValue ?? "\($0)")" } ?? "written" }
+            })
+            writes.append(Task.detached {
+                let kind = thrownError { try pool.write { db in try db.execute("INSERT INTO t VALUES (2)") } }?.kind
+                outcomes.update { $0["blocking"] = kind.map { "\($0)" } ?? "written" }
+            })
+            // The session holds the writer far longer than the limit: up to 3 seconds for both writes to give up
+            // (bounded, so that a missing limit fails the test instead of hanging it).
+            for _ in 0..<300 where outcomes.get().count < 2 {
+                try await Task.sleep(for: .milliseconds(10))
             }
-            let blockingWrite = Task.detached {
-                thrownError { try pool.write { db in try db.execute("INSERT INTO t VALUES (2)") } }?.kind
-            }
-            // The session holds the writer far longer than the limit (bounded, so a missing limit fails the test
-            // instead of hanging it).
-            try await Task.sleep(for: .seconds(3))
-            outcomes.update { $0 = [nil, nil] }
-            let asyncOutcome = await asyncWrite.value
-            let blockingKind = await blockingWrite.value
-            outcomes.update { $0 = [(asyncOutcome.error as? SQLCipherError)?.kind, blockingKind] }
+            duringSession = outcomes.get()
             try await session.execute { db in try db.execute("INSERT INTO t VALUES (3)") }
         }
-        #expect(outcomes.get() == [.timedOut, .timedOut])
-        #expect(try await pool.read { try $0.scalar(String.self, "SELECT group_concat(v) FROM t") } == "3")
+        for write in writes { await write.value }
+        #expect(duringSession == ["async": "timedOut", "blocking": "timedOut"],
+                "outcomes while the session held the writer")
         // The pool still works, and the gate is free.
         try await pool.write { db in try db.execute("INSERT INTO t VALUES (4)") }
         pool.close()
