@@ -1,12 +1,13 @@
 import Foundation
 import Synchronization
 
-/// Runs blocking database work for an `async` caller on a thread of its own, with task cancellation turned into
-/// ``SQLCipherError/Kind/interrupted``.
+/// Runs blocking database work for an `async` caller on one of its owner's ``WorkerThreads``, with task
+/// cancellation turned into ``SQLCipherError/Kind/interrupted``.
 ///
 /// Not on a Dispatch queue: on Linux a concurrent queue shares its threads with Swift's cooperative pool (as
 /// many as there are cores), so a few long statements could occupy every one of them and starve the very tasks
-/// that would cancel them or close the pool. That deadlock was seen under load on 2 cores.
+/// that would cancel them or close the pool. That deadlock was seen under load on 2 cores. Nor on a thread of
+/// its own per call: 512 concurrent saves would start 512 threads.
 ///
 /// Cancellation before the work starts skips it; during the work it interrupts the connection running it, and
 /// only that one: the job says which connection it holds, under the same lock the cancel handler takes.
@@ -20,12 +21,13 @@ final class AsyncJob: Sendable {
 
     private let state = Mutex<State>(.pending)
 
-    /// Runs `work` on a new thread and returns its result to the awaiting task.
-    static func run<Result: Sendable>(_ work: @escaping @Sendable (AsyncJob) throws -> Result) async throws -> Result {
+    /// Runs `work` on one of `workers` and returns its result to the awaiting task.
+    static func run<Result: Sendable>(on workers: WorkerThreads,
+                                      _ work: @escaping @Sendable (AsyncJob) throws -> Result) async throws -> Result {
         let job = AsyncJob()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                Thread.detachNewThread {
+                workers.submit {
                     continuation.resume(with: Swift.Result { try work(job) })
                 }
             }

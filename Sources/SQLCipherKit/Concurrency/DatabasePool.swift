@@ -31,11 +31,20 @@ public final class DatabasePool: @unchecked Sendable {
         public var readerCount: Int
         /// Cipher settings and busy timeout for every connection (the mode is chosen by the pool).
         public var database: Database.Configuration
+        /// How long a call waits for the writer while other work holds it before it fails with
+        /// ``SQLCipherError/Kind/timedOut``; nil waits without limit. Default: 60 seconds.
+        ///
+        /// The limit turns a wait that can never end into an error that says so: a ``WriterSession`` holds the
+        /// writer across `await`s, so a session awaiting work that itself waits for the writer would otherwise
+        /// hang silently. Closing the pool waits without limit.
+        public var writerWaitTimeout: Duration?
 
         /// A configuration with `readerCount` readers.
-        public init(readerCount: Int = 4, database: Database.Configuration = .init()) {
+        public init(readerCount: Int = 4, database: Database.Configuration = .init(),
+                    writerWaitTimeout: Duration? = .seconds(60)) {
             self.readerCount = readerCount
             self.database = database
+            self.writerWaitTimeout = writerWaitTimeout
         }
     }
 
@@ -44,11 +53,13 @@ public final class DatabasePool: @unchecked Sendable {
     /// The configuration the pool was opened with.
     public let configuration: Configuration
 
-    // Invariants that make the class Sendable: `writer` is only used while `writerLock` is held; a reader is
-    // used only by the thread that took it from `readers`; `isClosed` and `key` change only with the writer
-    // lock and every reader permit held (see `exclusively`).
-    private let writerLock = NSRecursiveLock()
+    // Invariants that make the class Sendable: `writer` is only used while `writerGate` is held, by one thread
+    // at a time; a reader is used only by the thread that took it from `readers`; `isClosed` and `key` change
+    // only with the writer gate and every reader permit held (see `exclusively`).
+    let writerGate: WriterGate
     private var writer: Database?
+    /// Runs the work of `async` calls: one thread per connection at most (see ``WorkerThreads``).
+    let workers: WorkerThreads
     private let readers: ReaderPool
     private var key: Key
     /// Set once by ``close()``.
@@ -69,6 +80,8 @@ public final class DatabasePool: @unchecked Sendable {
         }
         self.path = path
         self.configuration = configuration
+        writerGate = WriterGate(path: path)
+        workers = WorkerThreads(limit: configuration.readerCount + 1, name: "SQLCipherKit.DatabasePool")
         let existedBefore = access(path, F_OK) == 0
         let settings = configuration.database.cipher
         var writerConfiguration = configuration.database
@@ -138,6 +151,13 @@ public final class DatabasePool: @unchecked Sendable {
         }
     }
 
+    /// ``write(_:)`` for a caller that holds the writer gate already (the `async` variants).
+    private func writeHoldingGate<Result>(_ body: (Database) throws -> Result) throws -> Result {
+        try marked("DatabasePool.write") {
+            try withGateHeld { database in try database.transaction(.immediate) { try body(database) } }
+        }
+    }
+
     /// Runs `body` on a reader, in a read transaction: it sees the last committed state, unaffected by writes
     /// that commit meanwhile. Blocks while every reader is busy.
     public func read<Result>(_ body: (Database) throws -> Result) throws -> Result {
@@ -163,15 +183,23 @@ public final class DatabasePool: @unchecked Sendable {
     }
 
     /// ``write(_:)`` for `async` callers; cancelling the task interrupts its statement.
+    ///
+    /// The task waits for the writer without holding a thread, for at most
+    /// ``Configuration/writerWaitTimeout``; then one of the pool's worker threads runs `body`.
     public func write<Result: Sendable>(_ body: @escaping @Sendable (Database) throws -> Result) async throws -> Result {
-        try await AsyncJob.run { job in
-            try self.write { database in try job.perform(on: database, body) }
+        try checkNotInSession("DatabasePool.write")
+        try checkOpen()
+        try await writerGate.acquire(timeout: configuration.writerWaitTimeout)
+        defer { writerGate.release() }
+        // The job has finished when this returns (even when the task was cancelled): the gate is free to go.
+        return try await AsyncJob.run(on: workers) { job in
+            try self.writeHoldingGate { database in try job.perform(on: database, body) }
         }
     }
 
     /// ``read(_:)`` for `async` callers; cancelling the task interrupts its statement.
     public func read<Result: Sendable>(_ body: @escaping @Sendable (Database) throws -> Result) async throws -> Result {
-        try await AsyncJob.run { job in
+        try await AsyncJob.run(on: workers) { job in
             try self.read { database in try job.perform(on: database, body) }
         }
     }
@@ -181,6 +209,7 @@ public final class DatabasePool: @unchecked Sendable {
     /// Re-encrypts the database with `newKey`: waits for all work to finish, rekeys on the writer, then reopens
     /// the readers with the new key (a passphrase is derived once again, with the database's salt).
     public func rekey(to newKey: Key) throws(SQLCipherError) {
+        try checkNotInSession("DatabasePool.rekey(to:)")
         try ReentrancyMarker.runTyped(self, "DatabasePool.rekey(to:)", path: path) { () throws(SQLCipherError) in
             try rekeyExclusively(to: newKey)
         }
@@ -207,7 +236,7 @@ public final class DatabasePool: @unchecked Sendable {
     /// ``SQLCipherError/Kind/misuse``, as does any later use. The derived key is wiped.
     public func close() {
         guard closed.set() else { return }
-        if ReentrancyMarker.isActive(self) {
+        if ReentrancyMarker.isActive(self) || WriterSession.isActive(in: self) {
             // Called from one of the pool's own closures: waiting for every connection here would wait for the
             // one this thread holds. The outer call closes the pool when it ends.
             closeWhenIdle.withLock { $0 = true }
@@ -219,15 +248,17 @@ public final class DatabasePool: @unchecked Sendable {
     /// Set by a nested ``close()``: the outermost call on that thread closes the connections when it ends.
     private let closeWhenIdle = Mutex(false)
 
+    /// Closes the connections if a nested ``close()`` asked for it (at the end of a writer session).
+    func closeIfRequested() {
+        guard !ReentrancyMarker.isActive(self), closeWhenIdle.withLock({ $0 }) else { return }
+        closeWhenIdle.withLock { $0 = false }
+        closeConnections()
+    }
+
     /// Runs `body` as work of this pool on this thread (see ``ReentrancyMarker``); the outermost call performs a
     /// close requested from inside.
     private func marked<Result>(_ description: String, _ body: () throws -> Result) throws -> Result {
-        defer {
-            if !ReentrancyMarker.isActive(self), closeWhenIdle.withLock({ $0 }) {
-                closeWhenIdle.withLock { $0 = false }
-                closeConnections()
-            }
-        }
+        defer { closeIfRequested() }
         return try ReentrancyMarker.run(self, description, path: path, body)
     }
 
@@ -256,29 +287,49 @@ public final class DatabasePool: @unchecked Sendable {
 
     /// The kinds of key the writer and the readers were opened with (for tests).
     var connectionKeyKinds: (writer: Key.Kind?, readers: [Key.Kind?]) {
-        (writerLock.withLock { writer?.keyKind }, readers.keyKinds)
+        (try? withWriter { $0.keyKind }, readers.keyKinds)
     }
 
     /// Whether ``close()`` was called.
     public var isClosed: Bool { closed.isSet }
 
-    private func checkOpen() throws(SQLCipherError) {
+    func checkOpen() throws(SQLCipherError) {
         if closed.isSet { throw .api(.misuse, "the pool is closed", path: path) }
     }
 
+    /// Throws ``SQLCipherError/Kind/misuse`` when the calling task runs a writer session of this pool: the call
+    /// would wait for the writer the session holds.
+    func checkNotInSession(_ description: String) throws(SQLCipherError) {
+        guard WriterSession.isActive(in: self) else { return }
+        throw .api(.misuse, "\(description) was called inside a writer session of the same pool, which holds the "
+            + "writer it would wait for (a deadlock). Use the session's execute(_:) instead", path: path)
+    }
+
+    /// Runs `body` on the writer, taking the writer gate for it (waiting at most
+    /// ``Configuration/writerWaitTimeout``).
     private func withWriter<Result>(_ body: (Database) throws -> Result) throws -> Result {
+        try checkNotInSession("DatabasePool.write")
         try checkOpen()
-        writerLock.lock()
-        defer { writerLock.unlock() }
+        try writerGate.acquire(timeout: configuration.writerWaitTimeout)
+        defer { writerGate.release() }
+        return try withGateHeld(body)
+    }
+
+    /// Runs `body` on the writer; the caller holds the writer gate.
+    func withGateHeld<Result>(_ body: (Database) throws -> Result) throws -> Result {
         try checkOpen()
         guard let writer else { throw SQLCipherError.api(.misuse, "the pool is closed", path: path) }
         return try body(writer)
     }
 
-    /// Runs `body` holding the writer and every reader.
+    /// Runs `body` holding the writer and every reader (close waits for the writer without limit).
     private func exclusively(_ body: () throws(SQLCipherError) -> Void) throws(SQLCipherError) {
-        writerLock.lock()
-        defer { writerLock.unlock() }
+        try writerGate.acquire(timeout: closed.isSet ? nil : configuration.writerWaitTimeout)
+        defer { writerGate.release() }
         try readers.withAllReadersTyped { () throws(SQLCipherError) in try body() }
+    }
+
+    deinit {
+        workers.stop()
     }
 }

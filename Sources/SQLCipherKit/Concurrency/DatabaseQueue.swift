@@ -9,8 +9,8 @@ import Foundation
 /// ```
 ///
 /// ``write(_:)`` runs its closure in a transaction (rolled back if it throws); ``read(_:)`` runs its closure
-/// in a read transaction, so it sees one consistent state. The `async` variants wait on a thread of their own,
-/// never blocking Swift's cooperative threads; cancelling the task interrupts its statement.
+/// in a read transaction, so it sees one consistent state. The `async` variants run on the queue's one worker
+/// thread, never blocking Swift's cooperative threads; cancelling the task interrupts its statement.
 ///
 /// A closure must use the ``Database`` it receives: calling ``read(_:)`` or ``write(_:)`` of the same queue from
 /// inside it throws ``SQLCipherError/Kind/misuse`` (it would nest a transaction in the outer one).
@@ -20,6 +20,8 @@ public final class DatabaseQueue: @unchecked Sendable {
     // recursive so that close() from inside a closure still works.
     private let lock = NSRecursiveLock()
     private var database: Database?
+    /// Runs the `async` calls' work: one thread, as the connection serves one call at a time.
+    private let workers = WorkerThreads(limit: 1, name: "SQLCipherKit.DatabaseQueue")
 
     /// The database file's path.
     public let path: String
@@ -44,14 +46,14 @@ public final class DatabaseQueue: @unchecked Sendable {
 
     /// ``write(_:)`` for `async` callers.
     public func write<Result: Sendable>(_ body: @escaping @Sendable (Database) throws -> Result) async throws -> Result {
-        try await AsyncJob.run { job in
+        try await AsyncJob.run(on: workers) { job in
             try self.write { database in try job.perform(on: database, body) }
         }
     }
 
     /// ``read(_:)`` for `async` callers.
     public func read<Result: Sendable>(_ body: @escaping @Sendable (Database) throws -> Result) async throws -> Result {
-        try await AsyncJob.run { job in
+        try await AsyncJob.run(on: workers) { job in
             try self.read { database in try job.perform(on: database, body) }
         }
     }
@@ -63,6 +65,10 @@ public final class DatabaseQueue: @unchecked Sendable {
         defer { lock.unlock() }
         database?.close()
         database = nil
+    }
+
+    deinit {
+        workers.stop()
     }
 
     private func withDatabase<Result>(_ body: (Database) throws -> Result) throws -> Result {

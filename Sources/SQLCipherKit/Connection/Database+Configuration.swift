@@ -24,6 +24,12 @@ extension Database {
         /// databases that large, up to this cap per connection (a ``DatabasePool`` of 1 writer and 7 readers: up
         /// to 8 times it). BENCHMARKS.md, "Page cache size", has the measured curve this default comes from.
         public var pageCacheSize: Int?
+        /// Whether the connection enforces foreign keys (`PRAGMA foreign_keys = ON`, set at open). Default: false,
+        /// SQLite's default: `REFERENCES` clauses are parsed but not checked.
+        ///
+        /// SQLite keeps the setting per connection, so it belongs here rather than in SQL: every connection a
+        /// ``DatabasePool`` opens gets it, including the readers it reopens after a rekey.
+        public var foreignKeys: Bool
 
         /// The page cache of an encrypted connection when ``pageCacheSize`` is nil: 16 MiB.
         public static let defaultEncryptedPageCacheSize = 16 << 20
@@ -37,12 +43,13 @@ extension Database {
         /// A configuration; the defaults open read-write, creating the file, with SQLCipher 4 settings.
         public init(mode: OpenMode = .readWriteCreate, cipher: CipherSettings = CipherSettings(),
                     busyTimeout: Duration = .seconds(5), verifiesCipherEngine: Bool = true,
-                    pageCacheSize: Int? = nil) {
+                    pageCacheSize: Int? = nil, foreignKeys: Bool = false) {
             self.mode = mode
             self.cipher = cipher
             self.busyTimeout = busyTimeout
             self.verifiesCipherEngine = verifiesCipherEngine
             self.pageCacheSize = pageCacheSize
+            self.foreignKeys = foreignKeys
         }
 
         /// A read-only configuration for the library's own inspections, which leave the folder as they found it.

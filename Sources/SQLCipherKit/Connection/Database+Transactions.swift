@@ -82,6 +82,22 @@ extension Database {
         return result
     }
 
+    /// Begins a transaction that a later ``commitTransaction()`` or ``rollbackIfInTransaction()`` ends (a
+    /// ``WriterSession`` transaction, open across `await`s).
+    func beginTransaction(_ kind: TransactionKind) throws(SQLCipherError) {
+        try runCached(kind.beginSQL)
+    }
+
+    /// Commits the transaction ``beginTransaction(_:)`` began.
+    func commitTransaction() throws(SQLCipherError) {
+        try runCached("COMMIT TRANSACTION")
+    }
+
+    /// Rolls back the open transaction, if any; a failure is ignored (see `rollbackQuietly`).
+    func rollbackIfInTransaction() {
+        rollbackQuietly("ROLLBACK TRANSACTION")
+    }
+
     /// Runs `sql`, one statement without parameters, through the statement cache: `BEGIN` and `COMMIT` are
     /// prepared once per connection instead of on every transaction (SQLite's parser and the SQL guard's
     /// authorizer ran on both, each time).

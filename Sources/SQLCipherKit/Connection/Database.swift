@@ -141,6 +141,9 @@ public final class Database {
                 for pragma in configuration.cipher.pragmas(schema: "main") {
                     try execute(pragma)
                 }
+                if configuration.foreignKeys {
+                    try execute("PRAGMA foreign_keys = ON")
+                }
             }
             if configuration.verifiesCipherEngine {
                 try Engine.requireSQLCipher(self)

@@ -56,6 +56,9 @@ public struct SQLCipherError: Error, Sendable, Equatable {
         case interrupted
         /// The operating system reported an I/O error.
         case ioError
+        /// A wait had a limit and reached it: for example, waiting longer than
+        /// ``DatabasePool/Configuration/writerWaitTimeout`` for a pool's writer that other work held.
+        case timedOut
         /// The crypto provider (OpenSSL) failed: a page's encryption, decryption or HMAC, or drawing random
         /// bytes, failed on this connection, or OpenSSL cannot serve AES-256-CBC at all (an `openssl.cnf` whose
         /// providers or default properties, such as FIPS without a FIPS module, leave no AES).
@@ -139,6 +142,8 @@ extension SQLCipherError {
     public static let interrupted = Kind.interrupted
     /// Matches errors of kind ``Kind/ioError`` in a `catch` clause: `catch SQLCipherError.ioError`.
     public static let ioError = Kind.ioError
+    /// Matches errors of kind ``Kind/timedOut`` in a `catch` clause: `catch SQLCipherError.timedOut`.
+    public static let timedOut = Kind.timedOut
     /// Matches errors of kind ``Kind/sqlite`` in a `catch` clause: `catch SQLCipherError.sqlite`.
     public static let sqlite = Kind.sqlite
 }
@@ -191,6 +196,8 @@ extension SQLCipherError: CustomStringConvertible {
             return "The operation was interrupted; nothing of it was committed."
         case .ioError:
             return "The operating system failed to read or write \(file): check the disk and the file system."
+        case .timedOut:
+            return "A wait for \(file) reached its limit: find what holds it so long, or raise the limit."
         case .cryptoProviderFailure:
             return "The crypto provider (OpenSSL) failed on \(file); the failed statement wrote nothing: close the "
                 + "connection and open it again, and if it keeps failing check OpenSSL's configuration (OPENSSL_CONF)."

@@ -44,6 +44,11 @@ public final class Statement {
     /// The number of result columns (0 for statements that return no rows).
     public let columnCount: Int
 
+    /// Whether the statement leaves the database unchanged (`sqlite3_stmt_readonly`): a `SELECT`, or a `PRAGMA`
+    /// that only reads. A ``DatabasePool`` client can run such a statement on a reader and any other on the writer.
+    /// Transaction control (`BEGIN`, `COMMIT`…) counts as read-only: it changes nothing by itself.
+    public var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
+
     /// Whether the statement was stepped since it was last reset. Resetting a statement that was not is a no-op
     /// for SQLite but still a call that takes the connection's mutex; `execute` and `bind` reset first, so a
     /// bind-and-run loop would pay for two such calls per row.

@@ -46,6 +46,17 @@ struct StatementTests {
             == ["integer", "integer", "integer", "real", "integer", "integer", "text", "blob", "blob", "null", "text"])
     }
 
+    @Test("isReadOnly: SELECT and reading pragmas are read-only; writes and schema changes are not")
+    func readOnly() throws {
+        let db = try memory()
+        #expect(try db.prepare("SELECT a FROM t").isReadOnly)
+        #expect(try db.prepare("PRAGMA user_version").isReadOnly)
+        #expect(try !db.prepare("INSERT INTO t VALUES (1, 2, 3)").isReadOnly)
+        #expect(try !db.prepare("UPDATE t SET a = 1").isReadOnly)
+        #expect(try !db.prepare("CREATE TABLE u(x)").isReadOnly)
+        #expect(try !db.prepare("WITH n(x) AS (SELECT 1) INSERT INTO t(a) SELECT x FROM n").isReadOnly)
+    }
+
     @Test("named parameters bind with :, @ and $ prefixes, or none")
     func namedParameters() throws {
         let database = try memory()

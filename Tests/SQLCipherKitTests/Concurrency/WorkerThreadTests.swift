@@ -1,0 +1,68 @@
+import Foundation
+import ProcessTestSupport
+import Testing
+@testable import SQLCipherKit
+
+@Suite("Worker threads of async calls", .timeLimit(.minutes(2)))
+struct WorkerThreadTests {
+    /// The number of threads of this process.
+    private func threadCount() throws -> Int {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count
+    }
+
+    @Test("64 concurrent async reads on a 2-reader pool do not start a thread each")
+    func asyncCallsShareThreads() async throws {
+        let folder = try TemporaryDirectory()
+        let pool = try DatabasePool(path: folder.file("threads.db"), key: .rawKey([UInt8](repeating: 6, count: 32)),
+                                    configuration: .init(readerCount: 2))
+        let baseline = try threadCount()
+        let release = DispatchSemaphore(value: 0)
+        let started = Shared(0)
+        let calls = 64
+        var highest = baseline
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<calls {
+                group.addTask {
+                    try await pool.read { _ in
+                        started.update { $0 += 1 }
+                        release.wait()
+                    }
+                }
+            }
+            // Both readers busy; the other 62 calls wait for them. Give a thread-per-call implementation time
+            // to start its threads (up to 2 seconds), watching the count.
+            while started.get() < 2 { try await Task.sleep(for: .milliseconds(5)) }
+            for _ in 0..<200 {
+                highest = max(highest, try threadCount())
+                if highest > baseline + calls / 2 { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            for _ in 0..<calls { release.signal() }
+            try await group.waitForAll()
+        }
+        #expect(started.get() == calls)
+        // The pool's threads: at most one per connection (3). Other suites run meanwhile, so leave a margin.
+        #expect(highest - baseline <= 16, "\(highest - baseline) new threads for \(calls) calls")
+        #expect(pool.workers.threadCount <= 3)
+        pool.close()
+    }
+
+    @Test("a worker set starts threads only as work needs them, up to its limit, and ends them when stopped")
+    func workerSetLimit() async throws {
+        let workers = WorkerThreads(limit: 2, name: "test-workers")
+        let release = DispatchSemaphore(value: 0)
+        let done = Shared(0)
+        for _ in 0..<10 {
+            workers.submit {
+                release.wait()
+                done.update { $0 += 1 }
+            }
+        }
+        #expect(workers.threadCount == 2)
+        for _ in 0..<10 { release.signal() }
+        while done.get() < 10 { try await Task.sleep(for: .milliseconds(5)) }
+        workers.stop()
+        while workers.threadCount > 0 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(workers.threadCount == 0)
+    }
+}
