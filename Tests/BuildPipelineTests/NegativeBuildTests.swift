@@ -53,6 +53,12 @@ struct NegativeBuildTests {
             const char *sqlcipherkit_crypto_provider(void) { return "none"; }
             int sqlcipherkit_provider_failed(void *db) { return 0; }
             int sqlcipherkit_provider_unavailable(void) { return 0; }
+            // Nor its PBKDF2 glue (DatabasePool derives keys through it): stand-ins that fail.
+            int sqlcipherkit_pbkdf2_hmac(const char *p, int pl, const unsigned char *s, int sl, int i, const void *d,
+                                         int kl, unsigned char *o) { return 0; }
+            const void *sqlcipherkit_evp_sha1(void) { return 0; }
+            const void *sqlcipherkit_evp_sha256(void) { return 0; }
+            const void *sqlcipherkit_evp_sha512(void) { return 0; }
 
             // With PRETEND_SQLCIPHER set, an engine that lies: a VFS shim answers PRAGMA cipher_version for
             // database files (SQLITE_FCNTL_PRAGMA), so opens pass the version check and write plaintext.
