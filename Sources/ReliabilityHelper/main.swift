@@ -22,5 +22,6 @@ case "memory-scan": MemoryScan.run(rest)
 case "concurrent-writer": ConcurrentWriter.run(rest)
 case "counter-writer": CounterWriter.run(rest)
 case "guard-spellings": GuardSpellings.run(rest)
+case "first-opens": FirstOpens.run(rest)
 default: fail(usage: "unknown subcommand \(command)")
 }

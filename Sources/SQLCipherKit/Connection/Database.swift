@@ -223,15 +223,21 @@ public final class Database {
         return handle
     }
 
+    /// The result of the process's one `sqlite3_initialize` that sets SQLCipher up, run before the first open.
+    ///
+    /// A Swift static: its first use runs it, and every other thread that uses it meanwhile waits until it has
+    /// returned. That matters: SQLite marks itself initialised *before* it runs SQLCipher's set-up
+    /// (`SQLITE_EXTRA_INIT`, outside its lock), so a second thread's `sqlite3_initialize` returns at once, and a
+    /// key given meanwhile fails ("SQLCipher not initialized"; seen with concurrent first opens). Its result is
+    /// set aside: when OpenSSL gives SQLCipher no random bytes (FIPS default properties without a FIPS module),
+    /// only this first call fails; SQLite then opens plaintext databases, and keying fails with the reason
+    /// (``applyKey(_:schema:)``: ``SQLCipherError/Kind/cryptoProviderFailure``), not as a failed open.
+    private static let engineInitialization: Int32 = sqlite3_initialize()
+
     private static func openHandle(path: String, flags modeFlags: Int32) throws(SQLCipherError) -> OpaquePointer {
         var db: OpaquePointer?
         let flags = modeFlags | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_FULLMUTEX
-        // SQLCipher sets itself up in the process's first sqlite3_initialize, and fails when OpenSSL gives it no
-        // random bytes (FIPS default properties without a FIPS module); only that first call reports it, since
-        // SQLite counts itself initialised after it. Calling it here, result aside, keeps that failure from
-        // surfacing as a failed open ("out of memory"): plaintext databases open, and keying fails with the
-        // reason (applyKey: cryptoProviderFailure).
-        _ = sqlite3_initialize()
+        _ = engineInitialization
         let code = sqlite3_open_v2(path, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"

@@ -144,6 +144,9 @@ extension SQLCipherError {
     public static let ioError = Kind.ioError
     /// Matches errors of kind ``Kind/timedOut`` in a `catch` clause: `catch SQLCipherError.timedOut`.
     public static let timedOut = Kind.timedOut
+    /// Matches errors of kind ``Kind/cryptoProviderFailure`` in a `catch` clause:
+    /// `catch SQLCipherError.cryptoProviderFailure`.
+    public static let cryptoProviderFailure = Kind.cryptoProviderFailure
     /// Matches errors of kind ``Kind/sqlite`` in a `catch` clause: `catch SQLCipherError.sqlite`.
     public static let sqlite = Kind.sqlite
 }
