@@ -8,7 +8,8 @@ extension DatabaseConfigurationFactory {
     /// writer, several readers).
     ///
     /// ```swift
-    /// app.databases.use(try .sqlcipher(path: "/var/lib/app/app.db", key: .file(at: keyPath)), as: .sqlcipher)
+    /// app.databases.use(try .sqlcipher(path: "/var/lib/app/app.db", key: .fromFile(keyPath, format: .passphrase)),
+    ///                   as: .sqlcipher)
     /// ```
     ///
     /// The file is opened here, once: a wrong key fails at boot with ``SQLCipherError/Kind/wrongKeyOrNotADatabase``,
