@@ -16,14 +16,16 @@ struct WorkerThreadTests {
         let pool = try DatabasePool(path: folder.file("threads.db"), key: .rawKey([UInt8](repeating: 6, count: 32)),
                                     configuration: .init(readerCount: 2))
         let calls = 64
-        // The kernel's id of each thread that ran a call's work (not reused soon, unlike pthread_t). Counting the
+        // The kernel's id of each thread that ran a call's work (/proc/thread-self: PID/task/TID; not reused soon,
+        // unlike pthread_t). Counting the
         // threads that did the work, rather than the process's threads, keeps other suites' threads out.
-        let threads = Shared<Set<pid_t>>([])
+        let threads = Shared<Set<String>>([])
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<calls {
                 group.addTask {
                     try await pool.read { _ in
-                        threads.update { $0.insert(gettid()) }
+                        let thread = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")) ?? "?"
+                        threads.update { $0.insert(thread) }
                         usleep(2_000)
                     }
                 }
