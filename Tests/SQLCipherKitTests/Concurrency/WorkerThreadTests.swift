@@ -17,8 +17,8 @@ struct WorkerThreadTests {
                                     configuration: .init(readerCount: 2))
         let calls = 64
         // The kernel's id of each thread that ran a call's work (/proc/thread-self: PID/task/TID; not reused soon,
-        // unlike pthread_t). Counting the
-        // threads that did the work, rather than the process's threads, keeps other suites' threads out.
+        // unlike pthread_t). Counting the threads that did the work, rather than the process's threads, keeps
+        // other suites' threads out.
         let threads = Shared<Set<String>>([])
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<calls {
