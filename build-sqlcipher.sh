@@ -53,6 +53,9 @@ PROJECT_VERSION=0.1.0
 # Where the release package's zipped engine bundle will be published (binaryTarget(url:checksum:) form); empty:
 # a placeholder the release package's README explains.
 RELEASE_ASSET_URL=${SQLCIPHERKIT_RELEASE_ASSET_URL:-}
+# Where the SQLCipherKit release package will be published: the Fluent driver package beside it depends on it by
+# this URL and PROJECT_VERSION (a placeholder by default, which its README asks to replace).
+PACKAGE_URL=${SQLCIPHERKIT_PACKAGE_URL:-https://example.invalid/REPLACE-WITH-THE-RELEASE-REPOSITORY/SQLCipherKit}
 CC=${CC:-cc}
 
 usage() {
@@ -85,6 +88,7 @@ Options:
 Environment: CC (C compiler, default cc), SQLCIPHERKIT_CACHE_DIR, SQLCIPHERKIT_BUILD_DIR, SQLCIPHERKIT_DIST_DIR,
   SQLCIPHERKIT_SOURCES (replaces the pin's PIN_SOURCES list, space-separated),
   SQLCIPHERKIT_RELEASE_ASSET_URL (the address the release package's release-asset/Package.swift names),
+  SQLCIPHERKIT_PACKAGE_URL (the release package's repository, which the FluentSQLCipherDriver package names),
   SQLCIPHERKIT_NO_INSTALL=1 (never run apt-get, even as root: stop and name the missing packages).
 Pin: Vendor/sqlcipher.pin (SQLCipher $PIN_VERSION, $PIN_TARBALL).
 EOF

@@ -4,7 +4,8 @@
 # processes, the CLI, the build pipeline, interoperability with an independent SQLCipher build); then runs
 # SQLCipher's own test/sqlcipher.test against a harness built with the engine's flags; then the aarch64 engine
 # under qemu (Tests/Emulation: a C consumer, files exchanged with x86_64, three upstream files on an aarch64
-# testfixture); then fuzzes the engine for 60 seconds under ASan and UBSan.
+# testfixture); then the Fluent and SQLKit driver (Tests/FluentDriver: sql-kit's SQLBenchmarker and fluent-kit's
+# FluentBenchmarker on encrypted databases); then fuzzes the engine for 60 seconds under ASan and UBSan.
 #
 # Every part runs, whatever the parts before it came to; the last line is one summary of all of them,
 #   SUMMARY: N passed, N failed, N skipped; failed: …; skipped: … [what each part counted]
@@ -146,6 +147,20 @@ fi
 # The three files side by side: each qemu process is one core's work, and the machine has two.
 run_upstream "upstream (aarch64, qemu)" UPSTREAM_TARGET=aarch64 UPSTREAM_JOBS=3 \
     UPSTREAM_FILES="sqlcipher-core.test sqlcipher-compatibility.test sqlcipher-rekey.test"
+
+# The Fluent and SQLKit driver (Drivers/FluentSQLCipherDriver, a package of its own): SQLBenchmarker, every
+# FluentBenchmarker group on encrypted databases, the driver's own tests, and one SQLite in its binary; one count
+# per test and check ("ok:" lines, and the "DRIVER: N passed, N failed" line).
+if run_part driver Tests/FluentDriver/run-driver-tests.sh; then
+    count=$(grep -c '^ok: ' "$LOGS/driver.log")
+    PASSED=$((PASSED + count))
+    PARTS+=("Fluent driver: $count tests and checks")
+else
+    while IFS= read -r line; do failed "Fluent driver: $(short "${line#FAIL: }")"; done \
+        < <(grep '^FAIL: ' "$LOGS/driver.log")
+    grep -q '^FAIL: ' "$LOGS/driver.log" || failed "Fluent driver: exit non-zero with no FAIL line"
+    PARTS+=("Fluent driver: failed")
+fi
 
 if run_part fuzz Tests/Fuzz/fuzz.sh 60; then
     PASSED=$((PASSED + 1))

@@ -101,7 +101,7 @@ stage_dist() {
     stage_modules "$STAGING"
 }
 
-# The staged artifact's bundle, notices, release packages, manifest and SBOM.
+# The staged artifact's bundle, notices, release packages (and the Fluent driver's beside them), manifest and SBOM.
 package_dist() {
     local staging=$1 engine triple bundle=$1/SQLCipherEngine.artifactbundle
     engine=$(realpath "$2")
@@ -110,6 +110,7 @@ package_dist() {
     collect_licenses
     write_notices "$staging"
     write_release_packages "$staging" "$triple" "$bundle"
+    write_driver_package "$staging"
     write_manifest "$staging" "$triple"
     write_sbom "$staging"
 }

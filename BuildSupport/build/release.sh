@@ -34,6 +34,16 @@ write_release_packages() {
         "$bundle/$(bundle_variant "$ARM64_TRIPLE")" folded sqlcipherkit sqlcipher openssl
 }
 
+# dist/SQLCipherKit/swiftpm/FluentSQLCipherDriver/: the Fluent and SQLKit driver (Drivers/FluentSQLCipherDriver),
+# depending on the release package by URL and version (BuildSupport/driver_package.py). The release package itself
+# gains no dependency.
+write_driver_package() {
+    local dist=$1
+    python3 "$ROOT/BuildSupport/driver_package.py" --out "$dist/swiftpm/FluentSQLCipherDriver" --root "$ROOT" \
+        --sqlcipherkit-url "$PACKAGE_URL" --version "$PROJECT_VERSION" \
+        || die "could not write the FluentSQLCipherDriver package"
+}
+
 # dist/SQLCipherKit/sbom.cdx.json (CycloneDX, BuildSupport/sbom.py) from the facts this build knows.
 write_sbom() {
     local dist=$1 facts=$BUILD_DIR/sbom-facts.json url f

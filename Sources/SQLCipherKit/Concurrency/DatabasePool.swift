@@ -278,9 +278,12 @@ public final class DatabasePool: @unchecked Sendable {
         }
         defer { _ = connectionsClosed.set() }
         try? exclusively { () throws(SQLCipherError) in
+            // Readers first: the last connection to close checkpoints the WAL into the database and removes the
+            // -wal and -shm files, which only a read-write connection can do. Left behind, the next connection to
+            // open the file (even one with a wrong key) would checkpoint them when it closes.
+            readers.closeAll()
             writer?.close()
             writer = nil
-            readers.closeAll()
             key = Key.wiped
         }
     }

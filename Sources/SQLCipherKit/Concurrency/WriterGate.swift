@@ -61,10 +61,16 @@ final class WriterGate: Sendable {
     /// Takes the gate, suspending the task (no thread waits) while another caller holds it, for at most
     /// `timeout` (nil: no limit). Cancelling the task ends the wait with ``SQLCipherError/Kind/interrupted``.
     func acquire(timeout: Duration?) async throws(SQLCipherError) {
-        let id = state.withLock { state in
+        // A free gate is taken at once: no timer, no continuation.
+        let id: UInt64? = state.withLock { state in
+            if !state.held {
+                state.held = true
+                return nil
+            }
             defer { state.nextID += 1 }
             return state.nextID
         }
+        guard let id else { return }
         let timer = timeout.map { timeout in
             Task { [self] in
                 try await Task.sleep(for: timeout)

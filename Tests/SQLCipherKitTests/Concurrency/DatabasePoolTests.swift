@@ -62,6 +62,18 @@ struct DatabasePoolTests {
             .scalar(Int.self, "SELECT count(*) FROM t") == 2)
     }
 
+    @Test("closing a pool checkpoints the WAL into the file and removes the -wal and -shm files")
+    func closeRemovesSideFiles() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("side.db")
+        let pool = try DatabasePool(path: path, key: .passphrase("side files"), configuration: .init(readerCount: 2))
+        try await pool.write { db in try db.execute("CREATE TABLE t(a); INSERT INTO t VALUES (1)") }
+        #expect(try await pool.read { try $0.scalar(Int.self, "SELECT a FROM t") } == 1)
+        pool.close()
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        #expect(!FileManager.default.fileExists(atPath: path + "-shm"))
+    }
+
     @Test("a wrong passphrase fails the pool at open, and leaves the file unchanged")
     func wrongKey() throws {
         let folder = try TemporaryDirectory()

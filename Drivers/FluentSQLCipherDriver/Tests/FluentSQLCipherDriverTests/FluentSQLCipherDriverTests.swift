@@ -1,0 +1,152 @@
+import FluentKit
+import FluentSQLCipherDriver
+import Foundation
+import Logging
+import NIOPosix
+import SQLCipherKit
+import SQLKit
+import Testing
+
+/// A parent and a child with a foreign key, an integer key the database assigns.
+private final class Author: Model, @unchecked Sendable {
+    static let schema = "authors"
+    @ID(custom: .id, generatedBy: .database) var id: Int?
+    @Field(key: "name") var name: String
+    init() {}
+    init(name: String) { self.name = name }
+}
+
+private final class Book: Model, @unchecked Sendable {
+    static let schema = "books"
+    @ID(custom: .id, generatedBy: .database) var id: Int?
+    @Field(key: "title") var title: String
+    @Parent(key: "author_id") var author: Author
+    init() {}
+    init(title: String, authorID: Int) {
+        self.title = title
+        self.$author.id = authorID
+    }
+}
+
+/// Two databases on one encrypted file in a temporary folder.
+private final class Fixture: @unchecked Sendable {
+    let folder: URL
+    let databases: Databases
+    let path: String
+
+    init(key: Key? = nil) throws {
+        let key = try key ?? Key.passphrase("driver tests")
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("fluent-sqlcipher-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        path = folder.appendingPathComponent("app.db").path
+        databases = Databases(threadPool: NIOThreadPool.singleton, on: MultiThreadedEventLoopGroup.singleton)
+        databases.use(try .sqlcipher(path: path, key: key, sqlLogLevel: nil), as: .sqlcipher)
+    }
+
+    var db: any FluentKit.Database {
+        databases.database(.sqlcipher, logger: Logger(label: "test"), on: MultiThreadedEventLoopGroup.singleton.any())!
+    }
+
+    func migrate() async throws {
+        try await db.schema("authors").field(.id, .int, .identifier(auto: true)).field("name", .string, .required)
+            .unique(on: "name").create()
+        try await db.schema("books").field(.id, .int, .identifier(auto: true)).field("title", .string, .required)
+            .field("author_id", .int, .required, .references("authors", .id)).create()
+    }
+
+    deinit {
+        databases.shutdown()
+        try? FileManager.default.removeItem(at: folder)
+    }
+}
+
+@Suite("FluentSQLCipherDriver", .timeLimit(.minutes(2)))
+struct FluentSQLCipherDriverTests {
+    @Test("a wrong key fails the configuration (at boot) with wrongKeyOrNotADatabase, and leaves the file unchanged")
+    func wrongKeyFailsAtConfiguration() async throws {
+        let fixture = try Fixture(key: .passphrase("right"))
+        try await fixture.migrate()
+        await fixture.databases.shutdownAsync()
+        let before = try Data(contentsOf: URL(fileURLWithPath: fixture.path))
+        #expect {
+            _ = try DatabaseConfigurationFactory.sqlcipher(path: fixture.path, key: .passphrase("wrong"))
+        } throws: { ($0 as? SQLCipherError)?.kind == .wrongKeyOrNotADatabase }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.path)) == before)
+    }
+
+    @Test("a create returns the new identifier (RETURNING); a unique violation is a constraint failure")
+    func createAndConstraints() async throws {
+        let fixture = try Fixture()
+        try await fixture.migrate()
+        let author = Author(name: "Le Guin")
+        try await author.create(on: fixture.db)
+        #expect(author.id != nil)
+        let again = Author(name: "Le Guin")
+        let error = await #expect(throws: (any Error).self) { try await again.create(on: fixture.db) }
+        #expect((error as? any DatabaseError)?.isConstraintFailure == true, "\(String(describing: error))")
+    }
+
+    @Test("foreign keys are enforced: a child of a missing parent is a constraint failure")
+    func foreignKeysEnforced() async throws {
+        let fixture = try Fixture()
+        try await fixture.migrate()
+        let orphan = Book(title: "Orphan", authorID: 4242)
+        let error = await #expect(throws: (any Error).self) { try await orphan.create(on: fixture.db) }
+        #expect((error as? any DatabaseError)?.isConstraintFailure == true, "\(String(describing: error))")
+        let sql = fixture.db as! any SQLDatabase
+        let syntax = await #expect(throws: (any Error).self) { try await sql.raw("SELEC nothing").run() }
+        #expect((syntax as? any DatabaseError)?.isSyntaxError == true)
+    }
+
+    @Test("a transaction holds the writer across its awaits; one inside it joins it; a throw rolls both back")
+    func transactions() async throws {
+        let fixture = try Fixture()
+        try await fixture.migrate()
+        let db = fixture.db
+        let other = Shared<Task<Void, any Error>?>(nil)
+        try await db.transaction { tx in
+            try await Author(name: "first").create(on: tx)
+            other.set(Task.detached { try await Author(name: "other").create(on: fixture.db) })
+            // Suspended, the transaction still holds the writer: the other create waits for it.
+            try await Task.sleep(for: .milliseconds(300))
+            try await tx.transaction { inner in
+                #expect(inner.inTransaction)
+                try await Author(name: "second").create(on: inner)
+            }
+        }
+        try await other.get()?.value
+        let names = try await Author.query(on: db).sort(\.$id).all().map(\.name)
+        #expect(names == ["first", "second", "other"])
+
+        struct Planned: Error {}
+        await #expect(throws: Planned.self) {
+            try await db.transaction { tx in
+                try await Author(name: "rolled back").create(on: tx)
+                try await tx.transaction { inner in try await Author(name: "inner, rolled back").create(on: inner) }
+                throw Planned()
+            }
+        }
+        #expect(try await Author.query(on: db).count() == 3)
+    }
+
+    @Test("an ALTER that SQLite cannot make is refused with a clear error")
+    func unsupportedAlter() async throws {
+        let fixture = try Fixture()
+        try await fixture.migrate()
+        let error = await #expect(throws: FluentSQLCipherUnsupportedAlter.self) {
+            try await fixture.db.schema("authors").updateField("name", .int).update()
+        }
+        #expect(error?.description.contains("change a column's type") == true)
+        // Adding a column is supported.
+        try await fixture.db.schema("authors").field("born", .int).update()
+    }
+}
+
+/// A value shared between test tasks.
+private final class Shared<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func get() -> Value { lock.withLock { value } }
+    func set(_ newValue: Value) { lock.withLock { value = newValue } }
+}

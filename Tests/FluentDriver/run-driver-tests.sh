@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The Fluent and SQLKit driver (Drivers/FluentSQLCipherDriver, a package of its own) under the ecosystem's own
+# suites: sql-kit's SQLBenchmarker and every group of fluent-kit's FluentBenchmarker on encrypted databases (XCTest,
+# as the suites report with XCTAssert), then the driver's own Swift Testing tests. Then what the binary and the
+# dependency graph hold: one SQLite, SQLCipher's (sqlite3_key_v2 defined; no sqlite_nio_* symbol; neither sqlite-nio
+# nor sqlite-kit resolved).
+#
+# Needs the engine (./build-sqlcipher.sh writes Vendor/build/lib). Prints one "ok: NAME" or "FAIL: NAME" line per
+# test and check, then "DRIVER: N passed, N failed"; exits 1 when anything failed.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../../Drivers/FluentSQLCipherDriver" || exit 1
+
+PASSED=0 FAILED=0
+ok() { echo "ok: $1"; PASSED=$((PASSED + 1)); }
+fail() { echo "FAIL: $1"; FAILED=$((FAILED + 1)); }
+finish() {
+    echo "DRIVER: $PASSED passed, $FAILED failed"
+    [ "$FAILED" = 0 ]
+    exit $?
+}
+
+LOG=$(mktemp "${TMPDIR:-/tmp}/fluent-driver.XXXXXX") || exit 1
+trap 'rm -f "$LOG"' EXIT
+
+if ! swift build --build-tests 2>&1 | tail -n 20; then
+    fail "the driver package builds (swift build --build-tests in Drivers/FluentSQLCipherDriver)"
+    finish
+fi
+[ "${PIPESTATUS[0]}" = 0 ] || { fail "the driver package builds"; finish; }
+
+swift test --skip-build 2>&1 | sed -E 's/\x1b\[[0-9;]*m//g' | tee "$LOG" | grep -vE ' notice | info ' || true
+status=${PIPESTATUS[0]}
+
+# XCTest:  Test Case 'Suite.test' passed (S seconds)   /   Test Case 'Suite.test' failed (S seconds)
+# Swift Testing:  ✔ Test NAME passed after S seconds.  /  ✘ Test NAME failed after S seconds …
+while IFS= read -r name; do [ -n "$name" ] && ok "$name"; done \
+    < <(sed -nE "s/^Test Case '([^']+)' passed .*/\1/p" "$LOG")
+while IFS= read -r name; do [ -n "$name" ] && fail "$name"; done \
+    < <(sed -nE "s/^Test Case '([^']+)' failed .*/\1/p" "$LOG")
+while IFS= read -r name; do [ -n "$name" ] && ok "$name"; done \
+    < <(sed -nE 's/^[^ ]+ Test (.+) passed after [0-9.]+ seconds.*/\1/p' "$LOG" | grep -v '^run with ')
+while IFS= read -r name; do [ -n "$name" ] && fail "$name"; done \
+    < <(sed -nE 's/^[^ ]+ Test (.+) failed after [0-9.]+ seconds.*/\1/p' "$LOG" | grep -v '^run with ')
+grep -qE "^Test Suite 'All tests' (passed|failed)|Executed [0-9]+ tests" "$LOG" \
+    || fail "XCTest ran (no 'Executed N tests' line: the test binary crashed or did not start)"
+grep -qE '^[^ ]+ Test run with [0-9]+ tests' "$LOG" || fail "Swift Testing ran (no 'Test run with N tests' line)"
+[ "$status" = 0 ] || fail "swift test exited $status"
+
+# One SQLite in the test binary: SQLCipher's.
+binary="$(swift build --show-bin-path)/FluentSQLCipherDriverPackageTests.xctest"
+symbols=$(nm "$binary" 2>/dev/null)
+# (The engine's symbols are hidden in the static library, so nm lists them as local: t.)
+if grep -qE ' [tT] sqlite3_key_v2$' <<<"$symbols" && [ "$(grep -cE ' [tT] sqlite3_open_v2$' <<<"$symbols")" = 1 ]; then
+    ok "the test binary holds one SQLite, SQLCipher's (sqlite3_key_v2; one sqlite3_open_v2)"
+else
+    fail "the test binary holds one SQLite, SQLCipher's (sqlite3_key_v2; one sqlite3_open_v2)"
+fi
+if grep -qiE 'sqlite_nio|sqlitenio' <<<"$symbols"; then
+    fail "the test binary holds no sqlite-nio symbol"
+else
+    ok "the test binary holds no sqlite-nio symbol"
+fi
+
+# Nor in the resolved graph.
+if swift package show-dependencies --format json 2>/dev/null | python3 -c '
+import json, sys
+def names(node):
+    yield node.get("identity", "")
+    for child in node.get("dependencies", []):
+        yield from names(child)
+found = sorted({n for n in names(json.load(sys.stdin)) if n in ("sqlite-nio", "sqlite-kit", "fluent-sqlite-driver")})
+sys.exit(1 if found else 0)'; then
+    ok "the resolved graph holds neither sqlite-nio nor sqlite-kit"
+else
+    fail "the resolved graph holds neither sqlite-nio nor sqlite-kit"
+fi
+
+finish
