@@ -53,7 +53,9 @@ let package = Package(
             dependencies: [
                 "FluentSQLCipherDriver",
                 .product(name: "FluentBenchmark", package: "fluent-kit"),
-            ]
+            ],
+            // A database fluent-sqlite-driver wrote (SQL text) and its models as JSON, read through #filePath.
+            exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -140,6 +140,63 @@ struct FluentSQLCipherDriverTests {
         // Adding a column is supported.
         try await fixture.db.schema("authors").field("born", .int).update()
     }
+
+    /// The command-line tool the build wrote (dist/), next to this package in the repository.
+    static let commandLineTool = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../../../dist/SQLCipherKit/bin/sqlcipherkit").standardizedFileURL.path
+
+    @Test("a fluent-sqlite-driver file, encrypted with sqlcipherkit encrypt, reads back the same")
+    func fluentSQLiteFileReadsBack() async throws {
+        // The fixture: a database fluent-sqlite-driver wrote, as SQL text, and what its models read back as there
+        // (Tests/FluentDriver/FluentSQLiteFixture/make-fixture.sh writes both).
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+        let dump = try String(contentsOf: fixtures.appendingPathComponent("fluent-sqlite-driver.sql"), encoding: .utf8)
+        let expected = try String(contentsOf: fixtures.appendingPathComponent("fluent-sqlite-driver.json"),
+                                  encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        try #require(FileManager.default.isExecutableFile(atPath: Self.commandLineTool),
+                     "no \(Self.commandLineTool): run ./build-sqlcipher.sh first")
+
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fluent-compat-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let plain = folder.appendingPathComponent("app.sqlite").path
+        let encrypted = folder.appendingPathComponent("app.db").path
+        let plainDatabase = try SQLCipherKit.Database(unencryptedPath: plain)
+        try plainDatabase.execute(dump)
+        plainDatabase.close()
+
+        // Encrypted as a user moving an app would: the command-line tool, the key from the environment.
+        let secret = "compat \(UUID().uuidString)"
+        let tool = Process()
+        tool.executableURL = URL(fileURLWithPath: Self.commandLineTool)
+        tool.arguments = ["encrypt", plain, encrypted, "--key-env", "COMPAT_KEY"]
+        tool.environment = ProcessInfo.processInfo.environment.merging(["COMPAT_KEY": secret]) { $1 }
+        try tool.run()
+        tool.waitUntilExit()
+        try #require(tool.terminationStatus == 0, "sqlcipherkit encrypt exited \(tool.terminationStatus)")
+        let header = try FileHandle(forReadingFrom: URL(fileURLWithPath: encrypted)).read(upToCount: 16)
+        #expect(header != Data("SQLite format 3\0".utf8))
+
+        let databases = Databases(threadPool: NIOThreadPool.singleton, on: MultiThreadedEventLoopGroup.singleton)
+        databases.use(try .sqlcipher(path: encrypted, key: .passphrase(secret), sqlLogLevel: nil), as: .sqlcipher)
+        let db = databases.database(.sqlcipher, logger: Logger(label: "test"),
+                                    on: MultiThreadedEventLoopGroup.singleton.any())!
+        let read = try await CompatibilityFixture.read(on: db)
+        // The constraints came along: a second planet named Earth is refused.
+        let duplicate = CompatibilityFixture.Planet()
+        duplicate.name = "Earth"
+        duplicate.mass = 1
+        duplicate.habitable = false
+        duplicate.discovered = Date()
+        duplicate.kind = .rocky
+        duplicate.tags = []
+        duplicate.signature = Data()
+        duplicate.$star.id = UUID(uuidString: "5A3F1B9E-7C2D-4E8A-9B1F-0D6C2E4A8B10")!
+        let error = await #expect(throws: (any Error).self) { try await duplicate.create(on: db) }
+        #expect((error as? any DatabaseError)?.isConstraintFailure == true, "\(String(describing: error))")
+        await databases.shutdownAsync()
+        #expect(read == expected)
+    }
 }
 
 /// A value shared between test tasks.

@@ -1,0 +1,1 @@
+../../../../../Drivers/FluentSQLCipherDriver/Tests/FluentSQLCipherDriverTests/CompatibilityFixture.swift
