@@ -4,7 +4,9 @@ artifacts: what each one contains (SQLCipher and its SQLite baseline, OpenSSL wh
 and the CLI's package dependencies), what each one needs from the system (OpenSSL's libcrypto), and its SHA-256.
 Per architecture: each archive names the target triple it is built for (sqlcipherkit:targetTriple, on the file
 itself or on each file of a folder artifact), and OpenSSL is one component per architecture (its version and
-Debian package for that architecture), each artifact depending on the ones it carries or needs.
+Debian package for that architecture), each artifact depending on the ones it carries or needs. The Fluent driver's
+source package (swiftpm/FluentSQLCipherDriver) depends on the release package and on the Swift packages it requires
+and does not ship (sql-kit, fluent-kit: scope "excluded", their lowest versions from the driver's manifest).
 
     sbom.py --out FILE --facts FACTS.json
 
@@ -16,6 +18,8 @@ import hashlib
 import json
 import os
 import uuid
+
+from driver_package import pinned_versions
 
 SPEC_VERSION = "1.6"
 
@@ -144,6 +148,19 @@ def main():
             "purl": f"pkg:swift/{location}@{pin['state']['version']}",
         })
 
+    # What the Fluent driver's package requires and does not ship: sql-kit and fluent-kit, by URL and lowest version
+    # (the consumer's SwiftPM resolves them; the versions are the ones the repository's driver manifest names).
+    driver_requirements = pinned_versions(facts["root"])
+    for name, (url, version) in sorted(driver_requirements.items()):
+        location = url.split("://", 1)[-1].removesuffix(".git")
+        components.append({
+            "bom-ref": f"swiftpm-requirement:{name}", "type": "library", "name": name, "version": version,
+            "scope": "excluded", "licenses": [{"license": {"id": "MIT"}}],
+            "description": f"a Swift package swiftpm/FluentSQLCipherDriver requires (from: {version}); "
+                           "resolved and built by the consumer, not shipped",
+            "purl": f"pkg:swift/{location}@{version}",
+        })
+
     # The artifacts of dist/SQLCipherKit/: what each contains (bom-refs) and what OpenSSL it carries or needs.
     system, folded = facts["opensslSystemNote"], facts["opensslFoldedNote"]
     core = ["sqlcipherkit", "sqlcipher", "sqlite"]
@@ -165,6 +182,11 @@ def main():
          "contains": core, "openssl": system, "needs": both},
         {"path": "swiftpm/SQLCipherKit-openssl-inside", "description": "release package (SwiftPM), libcrypto folded in",
          "contains": core + both, "openssl": folded},
+        {"path": "swiftpm/FluentSQLCipherDriver",
+         "description": "source package (SwiftPM): SQLKit and FluentKit on SQLCipherKit; builds against the release "
+                        "package and the Swift packages it requires, none of which it ships",
+         "contains": ["sqlcipherkit"], "openssl": system,
+         "needs": ["artifact:swiftpm/SQLCipherKit"] + [f"swiftpm-requirement:{name}" for name in driver_requirements]},
     ]
     dependencies = []
     for artifact in artifacts:

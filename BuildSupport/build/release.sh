@@ -55,7 +55,7 @@ write_sbom() {
         opensslVersionArm64="$OPENSSL_VERSION_ARM64" "opensslPackageVersionArm64=$(openssl_package_version arm64)"
         "swiftVersion=$(swiftc --version 2>&1 | sed -n 's/.*Swift version \([0-9.]*\).*/\1/p' | head -n1)"
         "swiftVersionLine=$(swift_version_line)" "cCompiler=$(cc_version)"
-        projectVersion="$PROJECT_VERSION" packageResolved="$ROOT/Package.resolved" dist="$dist"
+        projectVersion="$PROJECT_VERSION" packageResolved="$ROOT/Package.resolved" root="$ROOT" dist="$dist"
         "opensslSystemNote=$(openssl_note system)" "opensslFoldedNote=$(openssl_note folded)"
         cryptoProvider="$CRYPTO_PROVIDER" "cryptoProviderDescription=$(provider_description)")
     while read -r url; do args+=("sourceURLs[]=$url"); done < <(source_urls)

@@ -193,6 +193,21 @@ struct ReleasePackageTests {
         let merged = try #require(components.first { $0["bom-ref"] as? String == "artifact:lib/libSQLCipherKit.a" })
         #expect((merged["hashes"] as? [[String: String]])?.first?["content"]
             == (try sha256(Repository.dist + "/lib/libSQLCipherKit.a")))
+        // The Fluent driver's package: each of its files hashed; it needs the release package and the two Swift
+        // packages it requires and does not ship.
+        let driver = try #require(components.first {
+            $0["bom-ref"] as? String == "artifact:swiftpm/FluentSQLCipherDriver" })
+        let driverFiles = driver["components"] as? [[String: Any]] ?? []
+        #expect(driverFiles.contains { ($0["name"] as? String)?.hasSuffix("/Package.swift") == true })
+        #expect(driverFiles.allSatisfy { ($0["hashes"] as? [[String: String]])?.first?["content"]?.count == 64 })
+        for name in ["sql-kit", "fluent-kit"] {
+            let requirement = components.first { $0["bom-ref"] as? String == "swiftpm-requirement:\(name)" }
+            #expect(requirement?["scope"] as? String == "excluded", "\(name)")
+        }
+        let driverNeeds = (sbom["dependencies"] as? [[String: Any]] ?? [])
+            .first { $0["ref"] as? String == "artifact:swiftpm/FluentSQLCipherDriver" }?["dependsOn"] as? [String] ?? []
+        #expect(Set(driverNeeds).isSuperset(of: ["artifact:swiftpm/SQLCipherKit", "swiftpm-requirement:sql-kit",
+                                                 "swiftpm-requirement:fluent-kit"]), "\(driverNeeds)")
 
         // The control: the validator is not a rubber stamp.
         let folder = try TemporaryDirectory()
