@@ -6,7 +6,8 @@ import PackageDescription
 // on graceful shutdown); FluentKit's `Migrator` runs before the server starts. The two encryption packages as in
 // Examples/FluentDriverConsumer (by path here; the test command, Tests/Examples/run-app-examples.sh, rewrites the
 // marked lines to `.package(url: "file://…", from:)` on tagged git repositories of both), plus Hummingbird and
-// FluentKit. Hummingbird's default traits are off: they add swift-configuration, which this app does not use.
+// FluentKit. Hummingbird's default traits (its swift-configuration support, full Foundation) are off: this app uses
+// neither.
 let package = Package(
     name: "HummingbirdTodo",
     platforms: [.macOS(.v14)],
