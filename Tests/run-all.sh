@@ -5,7 +5,8 @@
 # SQLCipher's own test/sqlcipher.test against a harness built with the engine's flags; then the aarch64 engine
 # under qemu (Tests/Emulation: a C consumer, files exchanged with x86_64, three upstream files on an aarch64
 # testfixture); then the Fluent and SQLKit driver (Tests/FluentDriver: sql-kit's SQLBenchmarker and fluent-kit's
-# FluentBenchmarker on encrypted databases); then fuzzes the engine for 60 seconds under ASan and UBSan.
+# FluentBenchmarker on encrypted databases); then the app examples (Tests/Examples: VaporTodo and HummingbirdTodo,
+# their HTTP tests and servers on encrypted files); then fuzzes the engine for 60 seconds under ASan and UBSan.
 #
 # Every part runs, whatever the parts before it came to; the last line is one summary of all of them,
 #   SUMMARY: N passed, N failed, N skipped; failed: …; skipped: … [what each part counted]
@@ -166,6 +167,21 @@ else
         < <(grep '^FAIL: ' "$LOGS/driver.log")
     grep -q '^FAIL: ' "$LOGS/driver.log" || failed "Fluent driver: exit non-zero with no FAIL line"
     PARTS+=("Fluent driver: failed")
+fi
+
+# The app examples (Tests/Examples/run-app-examples.sh): Examples/VaporTodo and Examples/HummingbirdTodo built
+# outside the repository on the two generated packages as tagged git repositories, their HTTP tests, their servers
+# with the key from a file or a systemd credential, the files encrypted; one count per test and check ("ok:"
+# lines, and the "APPS: N passed, N failed" line).
+if run_part apps Tests/Examples/run-app-examples.sh; then
+    count=$(grep -c '^ok: ' "$LOGS/apps.log")
+    PASSED=$((PASSED + count))
+    PARTS+=("app examples: $count tests and checks")
+else
+    while IFS= read -r line; do failed "app examples: $(short "${line#FAIL: }")"; done \
+        < <(grep '^FAIL: ' "$LOGS/apps.log")
+    grep -q '^FAIL: ' "$LOGS/apps.log" || failed "app examples: exit non-zero with no FAIL line"
+    PARTS+=("app examples: failed")
 fi
 
 if run_part fuzz Tests/Fuzz/fuzz.sh 60; then

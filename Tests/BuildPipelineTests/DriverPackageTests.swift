@@ -33,30 +33,19 @@ struct DriverPackageTests {
         try Repository.requireBuild()
         let folder = try TemporaryDirectory()
         // Both packages as release repositories would hold them: git repositories, tagged; the driver's manifest
-        // names the SQLCipherKit repository's URL (BuildSupport/driver_package.py, as the build runs it).
-        let kit = folder.file("SQLCipherKit"), driver = folder.file("FluentSQLCipherDriver")
-        let repositories = try shell(#"""
-            set -euo pipefail
-            tag() { (cd "$1" && git init -q && git add -A \
-                && git -c user.name=release -c user.email=release@example.invalid commit -q -m release && git tag 1.0.0); }
-            cp -R "$1" "$2"
-            tag "$2"
-            python3 "$4/BuildSupport/driver_package.py" --out "$3" --root "$4" --sqlcipherkit-url "file://$2" --version 1.0.0
-            tag "$3"
-            """#, Self.releasePackage, kit, driver, Repository.root.path)
+        // names the SQLCipherKit repository's URL (Tests/Support/release-repositories.sh, shared with the app
+        // examples' tests); the consumer's marked lines name both (Tests/Support/use-release-repositories.py).
+        let repositories = try run(Repository.path("Tests/Support/release-repositories.sh"), [folder.path])
         try #require(repositories.status == 0, "\(repositories)")
 
         let consumer = folder.file("consumer")
         #expect(try run("/bin/cp", ["-R", Self.consumerExample, consumer]).status == 0)
         try? FileManager.default.removeItem(atPath: consumer + "/.build")
         let manifest = try String(contentsOfFile: consumer + "/Package.swift", encoding: .utf8)
-        let rewritten = manifest.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            if line.contains("// SQLCIPHERKIT_DEPENDENCY") { return #"        .package(url: "file://\#(kit)", from: "1.0.0"),"# }
-            if line.contains("// DRIVER_DEPENDENCY") { return #"        .package(url: "file://\#(driver)", from: "1.0.0"),"# }
-            return String(line)
-        }.joined(separator: "\n")
-        #expect(rewritten != manifest)
-        try writeFile(consumer + "/Package.swift", rewritten)
+        let rewrite = try run("/usr/bin/env", ["python3", Repository.path("Tests/Support/use-release-repositories.py"),
+                                               consumer + "/Package.swift", folder.path])
+        try #require(rewrite.status == 0, "\(rewrite)")
+        #expect(try String(contentsOfFile: consumer + "/Package.swift", encoding: .utf8) != manifest)
 
         let build = try run("/usr/bin/env", ["swift", "build", "--package-path", consumer])
         try #require(build.status == 0, "\(build)")

@@ -1,0 +1,40 @@
+import FluentKit
+import FluentSQLCipherDriver
+import Hummingbird
+import Logging
+import NIOCore
+import NIOPosix
+import SQLCipherKit
+
+/// The app: the encrypted database (opened here, so a wrong key fails boot), FluentKit's `Databases` as a service
+/// of the app's ServiceGroup (it closes the database on graceful shutdown), the migration run before the server
+/// starts, and the routes.
+///
+/// - Throws: ``TodoBootError`` when the key cannot be read or does not open the database.
+public func buildApplication(settings: TodoSettings, server: ApplicationConfiguration = .init(),
+                             logger: Logger = Logger(label: "hummingbird-todo")) async throws
+    -> some ApplicationProtocol {
+    let key = try settings.key()
+    let factory: DatabaseConfigurationFactory
+    do {
+        factory = try .sqlcipher(path: settings.databasePath, key: key)
+    } catch {
+        throw TodoBootError("cannot open the database '\(settings.databasePath)': \(error)")
+    }
+    let databases = Databases(threadPool: NIOThreadPool.singleton, on: MultiThreadedEventLoopGroup.singleton)
+    databases.use(factory, as: .sqlcipher)
+    let migrations = Migrations()
+    migrations.add(CreateTodo())
+    let migrator = Migrator(databases: databases, migrations: migrations, logger: logger,
+                            on: databases.eventLoopGroup.any())
+
+    let router = Router(context: BasicRequestContext.self)
+    TodoController(databases: databases).addRoutes(to: router.group("todos"))
+    var app = Application(router: router, configuration: server, logger: logger)
+    app.addServices(databases)
+    app.beforeServerStarts {
+        try await migrator.setupIfNeeded().get()
+        try await migrator.prepareBatch().get()
+    }
+    return app
+}

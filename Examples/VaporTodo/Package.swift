@@ -1,0 +1,40 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// A Vapor 4 app with an encrypted database: a todo list on Fluent, through FluentSQLCipherDriver. Two `.package`
+// lines for the encryption, the release package and the FluentSQLCipherDriver package build-sqlcipher.sh writes
+// beside it (dist/SQLCipherKit/swiftpm/), here by path, plus Vapor and its Fluent integration. As for
+// Examples/FluentDriverConsumer, the path form resolves only once SQLCIPHERKIT_PACKAGE_URL serves the release
+// package; the test command (Tests/Examples/run-app-examples.sh) builds it against tagged git repositories of both
+// with `.package(url: "file://…", from:)`.
+let package = Package(
+    name: "VaporTodo",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(path: "../../dist/SQLCipherKit/swiftpm/SQLCipherKit"), // SQLCIPHERKIT_DEPENDENCY
+        .package(path: "../../dist/SQLCipherKit/swiftpm/FluentSQLCipherDriver"), // DRIVER_DEPENDENCY
+        .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
+        .package(url: "https://github.com/vapor/fluent", from: "4.13.0"),
+    ],
+    targets: [
+        .target(
+            name: "VaporTodo",
+            dependencies: [
+                .product(name: "SQLCipherKit", package: "SQLCipherKit"),
+                .product(name: "FluentSQLCipherDriver", package: "FluentSQLCipherDriver"),
+                .product(name: "Vapor", package: "vapor"),
+                .product(name: "Fluent", package: "fluent"),
+            ]
+        ),
+        .executableTarget(name: "vapor-todo", dependencies: ["VaporTodo", .product(name: "Vapor", package: "vapor")]),
+        .testTarget(
+            name: "VaporTodoTests",
+            dependencies: [
+                "VaporTodo",
+                .product(name: "SQLCipherKit", package: "SQLCipherKit"),
+                .product(name: "VaporTesting", package: "vapor"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# The app examples (Examples/VaporTodo, Examples/HummingbirdTodo) as an app team would build them: each copied
+# outside the repository, its manifest pointed at the two generated packages as tagged git repositories
+# (`.package(url: "file://…", from: "1.0.0")`: Tests/Support/release-repositories.sh and
+# use-release-repositories.py); then its own tests (Swift Testing, through VaporTesting or HummingbirdTesting:
+# create, list, read, update and delete over HTTP, the file encrypted afterwards, a wrong key refused); then its
+# server, run as a service would run it:
+#   - boot refused, with a message that says what to do and holds no key: no key source, a key file others can
+#     read, a wrong key;
+#   - the key from a systemd credential ($CREDENTIALS_DIRECTORY, as LoadCredential= provides it): a todo created
+#     and listed with curl, the server stopped with SIGTERM, the file encrypted (no SQLite header, no marker), the
+#     key in none of the server's output at log level trace;
+#   - no sqlite-nio or sqlite-kit in the resolved graph.
+# Both examples build in one scratch folder, so that the packages they share (swift-nio, swift-nio-ssl's BoringSSL,
+# async-http-client, fluent-kit, sql-kit…) compile once: SwiftPM reuses them across the two roots, and the second
+# example (HummingbirdTodo) then costs about a tenth of the first's CPU time; in two folders it would cost about
+# two thirds. The folder is in the temporary one, so every run is a cold one, as on a fresh clone.
+#
+# Needs ./build-sqlcipher.sh's dist/. Prints one "ok: NAME" or "FAIL: NAME" line per test and check, then
+# "APPS: N passed, N failed"; exits 1 when anything failed. APP_EXAMPLES="VaporTodo" runs some of them only.
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+EXAMPLES=${APP_EXAMPLES:-VaporTodo HummingbirdTodo}
+
+PASSED=0 FAILED=0
+ok() { echo "ok: $1"; PASSED=$((PASSED + 1)); }
+fail() { echo "FAIL: $1"; FAILED=$((FAILED + 1)); }
+check() { local name=$1; shift; if "$@"; then ok "$name"; else fail "$name"; fi; }
+finish() {
+    echo "APPS: $PASSED passed, $FAILED failed"
+    [ "$FAILED" = 0 ]
+    exit $?
+}
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/app-examples.XXXXXX") || exit 1
+SERVER=
+cleanup() {
+    [ -z "$SERVER" ] || kill "$SERVER" 2>/dev/null
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+# APP_EXAMPLES_SCRATCH: a scratch folder to keep (for a warm run); by default one in $WORK, removed at the end.
+SCRATCH=${APP_EXAMPLES_SCRATCH:-$WORK/build}
+
+mkdir "$WORK/repositories"
+if ! "$ROOT/Tests/Support/release-repositories.sh" "$WORK/repositories"; then
+    fail "the generated packages as tagged git repositories (Tests/Support/release-repositories.sh)"
+    finish
+fi
+
+# A free TCP port on the loopback interface.
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Whether file $1 holds none of the strings $2…
+holds_none() {
+    local file=$1 text
+    shift
+    for text in "$@"; do
+        ! grep -qaF -- "$text" "$file" || return 1
+    done
+}
+
+# Whether the build log $1 shows no warning in a file under $2.
+no_warnings() {
+    ! grep -F -- "$2" "$1" | grep -q ': warning: ' || { grep -F -- "$2" "$1" | grep ': warning: '; return 1; }
+}
+
+# Whether the database $1 is encrypted: no SQLite header, and no $2… in it or its -wal and -shm files.
+encrypted() {
+    local db=$1 suffix
+    shift
+    [ -s "$db" ] && [ "$(head -c 15 "$db")" != "SQLite format 3" ] || return 1
+    for suffix in "" -wal -shm; do
+        [ ! -e "$db$suffix" ] || holds_none "$db$suffix" "$@" || return 1
+    done
+}
+
+# Runs the server $1 with the environment in "${RUN_ENV[@]}" until it serves (the output in $WORK/server.log);
+# returns 1 when it exits or does not answer within 60 seconds.
+start_server() {
+    local program=$1 port=$2 waited=0
+    shift 2
+    env "${RUN_ENV[@]}" "$program" "$@" >"$WORK/server.log" 2>&1 &
+    SERVER=$!
+    until curl -s -o /dev/null "http://127.0.0.1:$port/todos"; do
+        kill -0 "$SERVER" 2>/dev/null && [ "$waited" -lt 600 ] || { stop_server; return 1; }
+        sleep 0.1
+        waited=$((waited + 1))
+    done
+}
+
+# Stops the server with SIGTERM, as systemd does; returns its exit status.
+stop_server() {
+    local status
+    kill -TERM "$SERVER" 2>/dev/null
+    wait "$SERVER"
+    status=$?
+    SERVER=
+    return "$status"
+}
+
+# Runs the program $1 with the environment "${RUN_ENV[@]}"; whether it exits 1 and its output holds $2 and not
+# $3 (a key).
+refuses_boot() {
+    local program=$1 expected=$2 key=$3 status
+    shift 3
+    env "${RUN_ENV[@]}" timeout 60 "$program" "$@" >"$WORK/boot.log" 2>&1
+    status=$?
+    [ "$status" = 1 ] && grep -qF -- "$expected" "$WORK/boot.log" && holds_none "$WORK/boot.log" "$key" \
+        || { echo "    exit $status: $(tail -c 600 "$WORK/boot.log")"; return 1; }
+}
+
+run_example() {
+    local name=$1 package=$WORK/$1 program log=$WORK/$1.test.log status line
+    cp -R "$ROOT/Examples/$name" "$package"
+    rm -rf "$package/.build" "$package/Package.resolved"
+    python3 "$ROOT/Tests/Support/use-release-repositories.py" "$package/Package.swift" "$WORK/repositories" \
+        || { fail "$name: its manifest points at the release repositories"; return; }
+
+    swift build --build-tests --package-path "$package" --scratch-path "$SCRATCH" >"$WORK/$name.build.log" 2>&1
+    status=$?
+    tail -n 20 "$WORK/$name.build.log"
+    if [ "$status" != 0 ]; then
+        fail "$name builds (swift build --build-tests, the generated packages from file:// URLs)"
+        return
+    fi
+    check "$name: its own sources compile with no warning" no_warnings "$WORK/$name.build.log" "$package/"
+
+    # Its tests, without CREDENTIALS_DIRECTORY (one test expects a credential to be refused outside systemd).
+    env -u CREDENTIALS_DIRECTORY swift test --skip-build --package-path "$package" --scratch-path "$SCRATCH" 2>&1 \
+        | sed -E 's/\x1b\[[0-9;]*m//g' | tee "$log" | grep -vE ' (notice|info|debug|trace) ' || true
+    status=${PIPESTATUS[0]}
+    # ✔ Test NAME passed after S seconds.  /  ✘ Test NAME failed after S seconds …
+    while IFS= read -r line; do [ -n "$line" ] && ok "$name: $line"; done \
+        < <(sed -nE 's/^[^ ]+ Test (.+) passed after [0-9.]+ seconds.*/\1/p' "$log" | grep -v '^run with ')
+    while IFS= read -r line; do [ -n "$line" ] && fail "$name: $line"; done \
+        < <(sed -nE 's/^[^ ]+ Test (.+) failed after [0-9.]+ seconds.*/\1/p' "$log" | grep -v '^run with ')
+    grep -qE '^[^ ]+ Test run with [0-9]+ tests' "$log" || fail "$name: Swift Testing ran (no 'Test run with N tests' line)"
+    [ "$status" = 0 ] || fail "$name: swift test exited $status"
+
+    # The server, as a service runs it.
+    program="$(swift build --package-path "$package" --scratch-path "$SCRATCH" --show-bin-path)/$(tr 'A-Z' 'a-z' \
+        <<<"${name%Todo}")-todo"
+    local data=$WORK/$name.data port key marker
+    mkdir -p "$data/credentials"
+    port=$(free_port)
+    local serve=(--hostname 127.0.0.1 --port "$port")
+    [ "$name" != VaporTodo ] || serve=(serve "${serve[@]}")
+
+    key="$name key $RANDOM$RANDOM$RANDOM"
+    RUN_ENV=(-u CREDENTIALS_DIRECTORY -u TODO_KEY_FILE -u TODO_KEY_CREDENTIAL TODO_DATABASE="$data/todo.db")
+    check "$name: no key source stops boot, naming TODO_KEY_FILE and TODO_KEY_CREDENTIAL" \
+        refuses_boot "$program" "no key source: set TODO_KEY_FILE" "$key" "${serve[@]}"
+    printf '%s\n' "$key" >"$data/open-key" && chmod 644 "$data/open-key"
+    RUN_ENV+=(TODO_KEY_FILE="$data/open-key")
+    check "$name: a key file others can read stops boot, naming the chmod; no key in the output" \
+        refuses_boot "$program" "chmod go-rwx" "$key" "${serve[@]}"
+    [ ! -e "$data/todo.db" ] || fail "$name: a refused boot created no database"
+
+    # The key from a systemd credential, as LoadCredential= provides it (a private folder, the file mode 0400).
+    (umask 077 && printf '%s\n' "$key" >"$data/credentials/todo-key") && chmod 400 "$data/credentials/todo-key"
+    marker="$name-marker-$RANDOM$RANDOM$RANDOM"
+    RUN_ENV=(-u TODO_KEY_FILE CREDENTIALS_DIRECTORY="$data/credentials" TODO_KEY_CREDENTIAL=todo-key
+             TODO_DATABASE="$data/todo.db" LOG_LEVEL=trace)
+    if start_server "$program" "$port" "${serve[@]}"; then
+        curl -sf -X POST -H 'Content-Type: application/json' -d "{\"title\": \"$marker\"}" \
+            "http://127.0.0.1:$port/todos" >"$WORK/created.json"
+        check "$name: with the key from a systemd credential, a todo created and listed with curl" \
+            grep -qF -- "$marker" <(curl -sf "http://127.0.0.1:$port/todos")
+        check "$name: the server stops on SIGTERM with status 0" stop_server
+        check "$name: after it, the file is encrypted (no SQLite header, no marker)" encrypted "$data/todo.db" "$marker"
+        check "$name: the key is in none of the server's output (log level trace)" holds_none "$WORK/server.log" "$key"
+    else
+        fail "$name: with the key from a systemd credential, the server starts: $(tail -c 600 "$WORK/server.log")"
+    fi
+    (umask 077 && printf 'another key\n' >"$data/credentials/other-key") && chmod 400 "$data/credentials/other-key"
+    RUN_ENV=(-u TODO_KEY_FILE CREDENTIALS_DIRECTORY="$data/credentials" TODO_KEY_CREDENTIAL=other-key
+             TODO_DATABASE="$data/todo.db")
+    check "$name: a wrong key stops boot; no key in the output" \
+        refuses_boot "$program" "The key does not open" "another key" "${serve[@]}"
+
+    check "$name: the resolved graph holds neither sqlite-nio nor sqlite-kit" \
+        holds_none "$package/Package.resolved" sqlite-nio sqlite-kit
+}
+
+for example in $EXAMPLES; do
+    run_example "$example"
+done
+finish
