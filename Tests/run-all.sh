@@ -4,9 +4,10 @@
 # processes, the CLI, the build pipeline, interoperability with an independent SQLCipher build); then runs
 # SQLCipher's own test/sqlcipher.test against a harness built with the engine's flags; then the aarch64 engine
 # under qemu (Tests/Emulation: a C consumer, files exchanged with x86_64, three upstream files on an aarch64
-# testfixture); then the Fluent and SQLKit driver (Tests/FluentDriver: sql-kit's SQLBenchmarker and fluent-kit's
-# FluentBenchmarker on encrypted databases); then the app examples (Tests/Examples: VaporTodo and HummingbirdTodo,
-# their HTTP tests and servers on encrypted files); then fuzzes the engine for 60 seconds under ASan and UBSan.
+# testfixture); then fuzzes the engine for 60 seconds under ASan and UBSan. From the upstream part on, the Fluent
+# and SQLKit driver (Tests/FluentDriver: sql-kit's SQLBenchmarker and fluent-kit's FluentBenchmarker on encrypted
+# databases) and the app examples (Tests/Examples: FluentDriverConsumer, VaporTodo and HummingbirdTodo, their HTTP
+# tests and servers on encrypted files) build and run in the background beside them, counted at the end.
 #
 # Every part runs, whatever the parts before it came to; the last line is one summary of all of them,
 #   SUMMARY: N passed, N failed, N skipped; failed: …; skipped: … [what each part counted]
@@ -16,7 +17,7 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 LOGS=$(mktemp -d "${TMPDIR:-/tmp}/sqlcipherkit-run-all.XXXXXX") || exit 1
-trap 'rm -rf "$LOGS"' EXIT
+trap '[ -z "${FLUENT_STAGE:-}" ] || pkill -P "$FLUENT_STAGE" 2>/dev/null; rm -rf "$LOGS"' EXIT
 PASSED=0 FAILED=0 SKIPPED=0
 FAILED_NAMES=() SKIPPED_NAMES=() PARTS=()
 
@@ -114,6 +115,51 @@ count_swift_run "swift test" $?
 run_part "swift test BuildPipelineTests" swift test --skip-build --filter BuildPipelineTests
 count_swift_run "swift test BuildPipelineTests" $?
 
+# The Fluent and SQLKit driver and the apps on it run in the background, beside the upstream, emulated and fuzz
+# parts below: those leave a core idle most of the time (a test file runs on one core, and so does compiling
+# SQLite's amalgamation), and the Swift builds of the driver and the apps fill it. They share one build folder,
+# so that swift-nio, fluent-kit, sql-kit and the rest compile once for all of them. Their output is shown, and
+# counted, when they end (after the fuzz part).
+#   driver: Tests/FluentDriver/run-driver-tests.sh: sql-kit's SQLBenchmarker, every FluentBenchmarker group on
+#     encrypted databases, the driver's own tests, one SQLite in its binary.
+#   apps: Tests/Examples/run-app-examples.sh: Examples/FluentDriverConsumer, VaporTodo and HummingbirdTodo built
+#     outside the repository on the two generated packages as tagged git repositories; their tests, their
+#     servers with the key from a file or a systemd credential, the files encrypted.
+fluent_stage() {
+    local part script start
+    for part in driver apps; do
+        case $part in
+            driver) script=Tests/FluentDriver/run-driver-tests.sh ;;
+            apps) script=Tests/Examples/run-app-examples.sh ;;
+        esac
+        start=$SECONDS
+        FLUENT_SCRATCH=$LOGS/fluent-build "$script" >"$LOGS/$part.log" 2>&1
+        echo $? >"$LOGS/$part.status"
+        echo "$part $((SECONDS - start)) s (in the background)" >>"$LOGS/background.times"
+    done
+}
+fluent_stage &
+FLUENT_STAGE=$!
+
+# Counts a background part from its "ok: NAME" and "FAIL: NAME" lines, after showing its output.
+count_background_part() {
+    local part=$1 label=$2 status count line
+    echo
+    echo "==> $label (ran in the background; its output:)"
+    cat "$LOGS/$part.log" 2>/dev/null
+    status=$(cat "$LOGS/$part.status" 2>/dev/null || echo "no status")
+    if [ "$status" = 0 ]; then
+        count=$(grep -c '^ok: ' "$LOGS/$part.log")
+        PASSED=$((PASSED + count))
+        PARTS+=("$label: $count tests and checks")
+    else
+        while IFS= read -r line; do failed "$label: $(short "${line#FAIL: }")"; done \
+            < <(grep '^FAIL: ' "$LOGS/$part.log" 2>/dev/null)
+        grep -q '^FAIL: ' "$LOGS/$part.log" 2>/dev/null || failed "$label: exit $status with no FAIL line"
+        PARTS+=("$label: failed")
+    fi
+}
+
 # Upstream: one count per test file, the suite runner included (its lines "  FILE  N tests, 0 errors", printed
 # only when all passed); on SQLCipherKit's crypto provider, then on SQLCipher's reference one
 # (build-sqlcipher.sh --crypto-provider reference; its harness is kept apart, in Vendor/build/upstream-reference/).
@@ -155,35 +201,6 @@ fi
 run_upstream "upstream (aarch64, qemu)" UPSTREAM_TARGET=aarch64 UPSTREAM_JOBS=3 \
     UPSTREAM_FILES="sqlcipher-core.test sqlcipher-compatibility.test sqlcipher-rekey.test"
 
-# The Fluent and SQLKit driver (Drivers/FluentSQLCipherDriver, a package of its own): SQLBenchmarker, every
-# FluentBenchmarker group on encrypted databases, the driver's own tests, and one SQLite in its binary; one count
-# per test and check ("ok:" lines, and the "DRIVER: N passed, N failed" line).
-if run_part driver Tests/FluentDriver/run-driver-tests.sh; then
-    count=$(grep -c '^ok: ' "$LOGS/driver.log")
-    PASSED=$((PASSED + count))
-    PARTS+=("Fluent driver: $count tests and checks")
-else
-    while IFS= read -r line; do failed "Fluent driver: $(short "${line#FAIL: }")"; done \
-        < <(grep '^FAIL: ' "$LOGS/driver.log")
-    grep -q '^FAIL: ' "$LOGS/driver.log" || failed "Fluent driver: exit non-zero with no FAIL line"
-    PARTS+=("Fluent driver: failed")
-fi
-
-# The app examples (Tests/Examples/run-app-examples.sh): Examples/VaporTodo and Examples/HummingbirdTodo built
-# outside the repository on the two generated packages as tagged git repositories, their HTTP tests, their servers
-# with the key from a file or a systemd credential, the files encrypted; one count per test and check ("ok:"
-# lines, and the "APPS: N passed, N failed" line).
-if run_part apps Tests/Examples/run-app-examples.sh; then
-    count=$(grep -c '^ok: ' "$LOGS/apps.log")
-    PASSED=$((PASSED + count))
-    PARTS+=("app examples: $count tests and checks")
-else
-    while IFS= read -r line; do failed "app examples: $(short "${line#FAIL: }")"; done \
-        < <(grep '^FAIL: ' "$LOGS/apps.log")
-    grep -q '^FAIL: ' "$LOGS/apps.log" || failed "app examples: exit non-zero with no FAIL line"
-    PARTS+=("app examples: failed")
-fi
-
 if run_part fuzz Tests/Fuzz/fuzz.sh 60; then
     PASSED=$((PASSED + 1))
     PARTS+=("fuzz: 1 run")
@@ -191,6 +208,11 @@ else
     failed "fuzz: $(short "$(grep -E '^fuzz.sh: FAILED' "$LOGS/fuzz.log" | tail -n1 || tail -n1 "$LOGS/fuzz.log")")"
     PARTS+=("fuzz: failed")
 fi
+
+wait "$FLUENT_STAGE"
+count_background_part driver "Fluent driver"
+count_background_part apps "app examples"
+while IFS= read -r line; do TIMES+=("$line"); done < <(cat "$LOGS/background.times" 2>/dev/null)
 
 summary
 [ "$FAILED" = 0 ]

@@ -20,7 +20,7 @@
 # "APPS: N passed, N failed"; exits 1 when anything failed. APP_EXAMPLES="VaporTodo" runs some of them only.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-EXAMPLES=${APP_EXAMPLES:-VaporTodo HummingbirdTodo}
+EXAMPLES=${APP_EXAMPLES:-FluentDriverConsumer VaporTodo HummingbirdTodo}
 
 PASSED=0 FAILED=0
 ok() { echo "ok: $1"; PASSED=$((PASSED + 1)); }
@@ -40,7 +40,7 @@ cleanup() {
 }
 trap cleanup EXIT
 # APP_EXAMPLES_SCRATCH: a scratch folder to keep (for a warm run); by default one in $WORK, removed at the end.
-SCRATCH=${APP_EXAMPLES_SCRATCH:-$WORK/build}
+SCRATCH=${APP_EXAMPLES_SCRATCH:-${FLUENT_SCRATCH:-$WORK/build}}
 
 mkdir "$WORK/repositories"
 if ! "$ROOT/Tests/Support/release-repositories.sh" "$WORK/repositories"; then
@@ -185,7 +185,36 @@ run_example() {
         holds_none "$package/Package.resolved" sqlite-nio sqlite-kit
 }
 
+# Examples/FluentDriverConsumer, the smallest app: FluentKit models (timestamps, an enum, JSON fields, a parent and
+# its children, unique and foreign-key constraints) on an encrypted file, and a wrong key refused.
+run_consumer() {
+    local package=$WORK/FluentDriverConsumer data=$WORK/consumer-data marker program line
+    cp -R "$ROOT/Examples/FluentDriverConsumer" "$package"
+    rm -rf "$package/.build" "$package/Package.resolved"
+    python3 "$ROOT/Tests/Support/use-release-repositories.py" "$package/Package.swift" "$WORK/repositories" \
+        || { fail "FluentDriverConsumer: its manifest points at the release repositories"; return; }
+    if ! swift build --package-path "$package" --scratch-path "$SCRATCH" >"$WORK/consumer.build.log" 2>&1; then
+        tail -n 20 "$WORK/consumer.build.log"
+        fail "FluentDriverConsumer builds (the generated packages from file:// URLs)"
+        return
+    fi
+    check "FluentDriverConsumer: its own sources compile with no warning" \
+        no_warnings "$WORK/consumer.build.log" "$package/"
+    program="$(swift build --package-path "$package" --scratch-path "$SCRATCH" --show-bin-path)/fluent-consumer"
+    mkdir -p "$data"
+    marker="fluent-marker-$RANDOM$RANDOM$RANDOM"
+    env FLUENT_CONSUMER_KEY="consumer $RANDOM$RANDOM" "$program" "$data" "$marker" >"$WORK/consumer.log" 2>&1 \
+        || fail "FluentDriverConsumer exits 0: $(tail -c 600 "$WORK/consumer.log")"
+    for line in "children 1 genre fiction pages 300" "timestamp true" "unique enforced" "foreign key enforced" \
+        "wrong key refused"; do
+        check "FluentDriverConsumer: $line" grep -qF -- "$line" "$WORK/consumer.log"
+    done
+    check "FluentDriverConsumer: the file is encrypted (no SQLite header, no marker)" encrypted "$data/fluent.db" "$marker"
+    check "FluentDriverConsumer: the resolved graph holds neither sqlite-nio nor sqlite-kit" \
+        holds_none "$package/Package.resolved" sqlite-nio sqlite-kit
+}
+
 for example in $EXAMPLES; do
-    run_example "$example"
+    if [ "$example" = FluentDriverConsumer ]; then run_consumer; else run_example "$example"; fi
 done
 finish

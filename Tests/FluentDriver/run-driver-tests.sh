@@ -21,14 +21,18 @@ finish() {
 
 LOG=$(mktemp "${TMPDIR:-/tmp}/fluent-driver.XXXXXX") || exit 1
 trap 'rm -f "$LOG"' EXIT
+# FLUENT_SCRATCH: a build folder shared with Tests/Examples/run-app-examples.sh (the test command sets it), so that
+# swift-nio, fluent-kit and sql-kit compile once for both; by default the package's own .build.
+SCRATCH=()
+[ -z "${FLUENT_SCRATCH:-}" ] || SCRATCH=(--scratch-path "$FLUENT_SCRATCH")
 
-if ! swift build --build-tests 2>&1 | tail -n 20; then
+if ! swift build --build-tests ${SCRATCH[@]+"${SCRATCH[@]}"} 2>&1 | tail -n 20; then
     fail "the driver package builds (swift build --build-tests in Drivers/FluentSQLCipherDriver)"
     finish
 fi
 [ "${PIPESTATUS[0]}" = 0 ] || { fail "the driver package builds"; finish; }
 
-swift test --skip-build 2>&1 | sed -E 's/\x1b\[[0-9;]*m//g' | tee "$LOG" | grep -vE ' notice | info ' || true
+swift test --skip-build ${SCRATCH[@]+"${SCRATCH[@]}"} 2>&1 | sed -E 's/\x1b\[[0-9;]*m//g' | tee "$LOG" | grep -vE ' notice | info ' || true
 status=${PIPESTATUS[0]}
 
 # XCTest:  Test Case 'Suite.test' passed (S seconds)   /   Test Case 'Suite.test' failed (S seconds)
@@ -47,7 +51,7 @@ grep -qE '^[^ ]+ Test run with [0-9]+ tests' "$LOG" || fail "Swift Testing ran (
 [ "$status" = 0 ] || fail "swift test exited $status"
 
 # One SQLite in the test binary: SQLCipher's.
-binary="$(swift build --show-bin-path)/FluentSQLCipherDriverPackageTests.xctest"
+binary="$(swift build ${SCRATCH[@]+"${SCRATCH[@]}"} --show-bin-path)/FluentSQLCipherDriverPackageTests.xctest"
 symbols=$(nm "$binary" 2>/dev/null)
 # (The engine's symbols are hidden in the static library, so nm lists them as local: t.)
 if grep -qE ' [tT] sqlite3_key_v2$' <<<"$symbols" && [ "$(grep -cE ' [tT] sqlite3_open_v2$' <<<"$symbols")" = 1 ]; then
@@ -62,7 +66,7 @@ else
 fi
 
 # Nor in the resolved graph.
-if swift package show-dependencies --format json 2>/dev/null | python3 -c '
+if swift package ${SCRATCH[@]+"${SCRATCH[@]}"} show-dependencies --format json 2>/dev/null | python3 -c '
 import json, sys
 def names(node):
     yield node.get("identity", "")
