@@ -18,6 +18,15 @@ let package = Package(
         // "package-benchmark" identifier); the MallocInterposer trait is what its 1.38 manifest needs here.
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        // The Fluent benchmark: this checkout's driver (by path, as SQLCipherKit) beside vapor/fluent-sqlite-driver
+        // on sqlite-nio's bundled SQLite. They share one executable: sqlite-nio prefixes every SQLite symbol
+        // (sqlite_nio_sqlite3_*), so its engine and SQLCipher's cannot resolve to each other (FluentBenchmarks
+        // proves it at run time).
+        .package(name: "FluentSQLCipherDriver", path: "../Drivers/FluentSQLCipherDriver"),
+        .package(url: "https://github.com/vapor/fluent-sqlite-driver", exact: "4.9.0"),
+        .package(url: "https://github.com/vapor/fluent-kit", from: "1.57.0"),
+        .package(url: "https://github.com/vapor/sql-kit", from: "3.36.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
     ],
     targets: [
         // SQLCipherKit encrypted and plain, the C baseline on the same engine, memory security, opening.
@@ -42,6 +51,28 @@ let package = Package(
             ],
             path: "GRDBBenchmarks",
             plugins: benchmarkPlugin
+        ),
+        // A Fluent CRUD workload and concurrent reads on FluentSQLCipherDriver (encrypted) and fluent-sqlite-driver,
+        // side by side in one process.
+        .executableTarget(
+            name: "FluentBenchmarks",
+            dependencies: [.product(name: "Benchmark", package: "benchmark"), "BenchmarkSupport", "FluentWorkloads"],
+            path: "FluentBenchmarks",
+            plugins: benchmarkPlugin
+        ),
+        // The Fluent model, data, workload phases and the two drivers' set-up and engine proofs.
+        .target(
+            name: "FluentWorkloads",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "FluentSQLCipherDriver", package: "FluentSQLCipherDriver"),
+                .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
+                .product(name: "FluentKit", package: "fluent-kit"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "SQLCipherKit", package: "SQLCipherKit"),
+            ],
+            path: "Support/FluentWorkloads"
         ),
         // Rows, SQL, side-by-side rounds and the C baseline's driver, shared by both benchmark executables.
         .target(

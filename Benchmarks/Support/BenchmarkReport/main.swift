@@ -1,7 +1,9 @@
 // Writes BENCHMARKS.md from the samples package-benchmark exported (`--format histogramSamples`), one folder per
 // pass of Benchmarks/run.sh:
 //
-//   BenchmarkReport --output FILE --facts DIR --machine FILE --command TEXT [--notes FILE] PASS_DIR...
+//   BenchmarkReport --output FILE --facts DIR --machine FILE --command TEXT [--notes FILE] [--fluent-only] PASS_DIR...
+//
+// --fluent-only writes the machine, the Fluent section and its targets alone (run.sh --fluent-only).
 //
 // Each exported file holds one metric of one benchmark: a header line "<metric> <unit>", then one value per line
 // (the variants record microseconds). Medians are taken per pass (and pooled, for the table of times); every
@@ -15,6 +17,7 @@ struct Options {
     var machine: String?
     var command = "Benchmarks/run.sh"
     var notes: String?
+    var fluentOnly = false
     var passes: [String] = []
 }
 
@@ -28,6 +31,7 @@ func parseOptions() -> Options {
         case "--machine": options.machine = arguments.popFirst()
         case "--command": options.command = arguments.popFirst() ?? options.command
         case "--notes": options.notes = arguments.popFirst()
+        case "--fluent-only": options.fluentOnly = true
         default: options.passes.append(argument)
         }
     }
@@ -39,19 +43,34 @@ typealias Samples = [String: [String: [String: [Double]]]]
 
 /// The target and benchmark names (package-benchmark names the exported files
 /// "<baseline>.<target>.<benchmark>.<metric>.histogram.samples.tsv", with spaces and slashes replaced).
-let targets = ["SQLCipherKitBenchmarks", "GRDBBenchmarks"]
+let targets = ["SQLCipherKitBenchmarks", "GRDBBenchmarks", "FluentBenchmarks"]
 let benchmarkNames = ["1 bulk insert", "2 full scan", "3 point selects", "4 single-row transactions",
                       "5 memory security", "6 open one connection", "7 open 8 connections",
                       "8 point selects by cache size", "9 repeated scans by cache size",
-                      "10 full scan, SHA-256 profile", "11 point selects, SHA-256 profile"]
+                      "10 full scan, SHA-256 profile", "11 point selects, SHA-256 profile",
+                      "1 Fluent CRUD", "2 Fluent concurrent reads"]
 /// The page-cache sizes of benchmarks 8 and 9, in MiB (Variants.cacheSizes).
 let cacheSizes = [2, 8, 16, 32, 64]
 
-/// The variants' metric names (Support/SQLCipherKitWorkloads, GRDBBenchmarks).
+/// The Fluent variants (Support/FluentWorkloads, FluentDriverVariant), the parts of the CRUD workload
+/// (FluentCRUD.parts) and the task counts of the concurrent reads (FluentConcurrentReads.taskCounts).
+let fluentEncrypted = "FluentSQLCipherDriver encrypted"
+let fluentUnencrypted = "FluentSQLCipherDriver unencrypted"
+let fluentSQLite = "fluent-sqlite-driver"
+let fluentVariants = [fluentEncrypted, fluentUnencrypted, fluentSQLite]
+let fluentParts = ["creates", "queries", "updates", "deletes", "total"]
+let fluentTaskCounts = [1, 2, 4]
+func fluentReadsMetric(_ variant: String, _ tasks: Int) -> String {
+    "\(variant), \(tasks) task\(tasks == 1 ? "" : "s")"
+}
+
+/// The variants' metric names (Support/SQLCipherKitWorkloads, GRDBBenchmarks, Support/FluentWorkloads).
 let metricNames = ["encrypted", "plain", "raw C encrypted", "raw C plain", "GRDB", "raw C system SQLite",
                    "passphrase", "raw key", "per-connection KDF", "KDF once (pool)", "encrypted, SHA-256",
                    "crypto floor", "crypto, contexts per page"]
     + cacheSizes.flatMap { ["encrypted, \($0) MiB", "plain, \($0) MiB"] } + benchmarkNames
+    + fluentVariants.flatMap { variant in fluentParts.map { "\(variant): \($0)" } }
+    + fluentVariants.flatMap { variant in fluentTaskCounts.map { fluentReadsMetric(variant, $0) } }
 
 /// A benchmark name as package-benchmark 1.38.1 spells it in file names (`cleanupStringForShellSafety`).
 func shellSafe(_ text: String) -> String {
@@ -152,9 +171,15 @@ func milliseconds(_ microseconds: Double?) -> String {
 
 let kit = "SQLCipherKitBenchmarks"
 let grdb = "GRDBBenchmarks"
+let fluent = "FluentBenchmarks"
+let fluentCRUD = "1 Fluent CRUD"
+let fluentReads = "2 Fluent concurrent reads"
 let workloads = Array(benchmarkNames.prefix(4))
-let sampleCount = values(kit, workloads[0], "encrypted").count
-let roundsPerPass = passes.first.flatMap { $0[kit]?[workloads[0]]?["encrypted"]?.count } ?? 0
+/// The samples that say how many rounds ran: the first workload's encrypted variant.
+let (countedTarget, countedBenchmark, countedMetric) = options.fluentOnly
+    ? (fluent, fluentCRUD, "\(fluentEncrypted): total") : (kit, workloads[0], "encrypted")
+let sampleCount = values(countedTarget, countedBenchmark, countedMetric).count
+let roundsPerPass = passes.first.flatMap { $0[countedTarget]?[countedBenchmark]?[countedMetric]?.count } ?? 0
 
 var report = """
     # Benchmarks
@@ -181,6 +206,19 @@ if let facts = options.facts, let files = try? FileManager.default.contentsOfDir
     }
 }
 
+/// A target of the issue and the ratio that meets it or not: at most `limit` (or at least `limit` when `atLeast`,
+/// above it when `above`). A nil ratio says the target could not be measured, and `note` why.
+struct Verdict {
+    let name: String
+    let ratio: Ratio
+    let limit: Double
+    let atLeast: Bool
+    var above = false
+    var note: String? = nil
+}
+var verdicts: [Verdict] = []
+
+if !options.fluentOnly {
 report += """
 
     ## Medians (milliseconds, all samples of all passes)
@@ -216,13 +254,6 @@ report += """
     | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 
     """
-struct Verdict {
-    let name: String
-    let ratio: Ratio
-    let limit: Double
-    let atLeast: Bool
-}
-var verdicts: [Verdict] = []
 for (index, workload) in workloads.enumerated() {
     let encryption = ratio((kit, workload, "encrypted"), (kit, workload, "plain"))
     let layerPlain = ratio((kit, workload, "plain"), (kit, workload, "raw C plain"))
@@ -362,6 +393,113 @@ report += """
     | one connection: passphrase (PBKDF2-HMAC-SHA512 × 256,000) vs raw key | \(milliseconds(medianOf(kit, open1, "passphrase"))) | \(milliseconds(medianOf(kit, open1, "raw key"))) | \(passphraseRatio.text) |
     | 8 connections: each derives the key vs `DatabasePool` (1 writer + 7 readers) deriving it once (target ≥ 6×) | \(milliseconds(medianOf(kit, open8, "per-connection KDF"))) | \(milliseconds(medianOf(kit, open8, "KDF once (pool)"))) | \(poolRatio.text) |
 
+    """
+}
+
+/// The Fluent section (FluentBenchmarks): the CRUD workload's parts and the concurrent reads, FluentSQLCipherDriver
+/// beside fluent-sqlite-driver, and their targets. The unencrypted variant's column appears when it was measured.
+@MainActor func fluentSection() {
+    let unencryptedMeasured = !values(fluent, fluentCRUD, "\(fluentUnencrypted): total").isEmpty
+    let ours = unencryptedMeasured ? [fluentEncrypted, fluentUnencrypted] : [fluentEncrypted]
+    let unmeasured = "the driver has no unencrypted configuration: `.sqlcipher(path:key:)` needs a key, and "
+        + "SQLCipherKit's `DatabasePool` has no keyless form"
+    let limits = [fluentEncrypted: 1.25, fluentUnencrypted: 1.0]
+    let short = [fluentEncrypted: "encrypted", fluentUnencrypted: "unencrypted"]
+    report += """
+
+        ## Fluent: FluentSQLCipherDriver and fluent-sqlite-driver
+
+        The same Fluent model, data, queries and rounds on FluentSQLCipherDriver (`.sqlcipher(path:key:)`, a raw key,
+        its default pool: one writer and 4 readers, WAL) and on vapor/fluent-sqlite-driver 4.9.0 (`.sqlite(.file(path))`:
+        one connection per event loop, on sqlite-nio's bundled SQLite, rollback journal), side by side in one process,
+        on a Vapor app's event loops and thread pool (one loop per core); the files on tmpfs, so that the drivers are
+        measured and not the disk's fsync (Method). Targets from the issue: FluentSQLCipherDriver unencrypted ≤ 1.00 ×
+        fluent-sqlite-driver's time, encrypted ≤ 1.25 ×, concurrent reads faster with more readers.
+
+        **CRUD** (milliseconds, medians; ratios per pass as above): on a fresh file, 5,000 rows created in 50 batches of
+        100 (`[Model].create(on:)`), 500 filtered queries (a category, a lowest score, best first, 20 rows), 500 models
+        updated one by one and 10 bulk updates, 500 models deleted one by one and 10 bulk deletes.
+
+
+        """
+    var header = "| Part | " + (ours + [fluentSQLite]).joined(separator: " | ")
+    var rule = "| --- |" + String(repeating: " ---: |", count: ours.count + 1)
+    for variant in ours {
+        header += " | \(short[variant] ?? variant) / fluent-sqlite-driver (≤ \(String(format: "%.2f", limits[variant] ?? 1)))"
+        rule += " ---: |"
+    }
+    report += header + " |\n" + rule + "\n"
+    for part in fluentParts {
+        var cells = (ours + [fluentSQLite]).map { milliseconds(medianOf(fluent, fluentCRUD, "\($0): \(part)")) }
+        for variant in ours {
+            cells.append(ratio((fluent, fluentCRUD, "\(variant): \(part)"), (fluent, fluentCRUD, "\(fluentSQLite): \(part)")).text)
+        }
+        report += "| \(part == "total" ? "**total**" : part) | " + cells.joined(separator: " | ") + " |\n"
+    }
+    if !unencryptedMeasured {
+        report += "\nFluentSQLCipherDriver unencrypted: not measured (\(unmeasured)).\n"
+    }
+    for variant in [fluentEncrypted, fluentUnencrypted] {
+        let measured = variant == fluentEncrypted || unencryptedMeasured
+        verdicts.append(Verdict(
+            name: "FluentSQLCipherDriver \(short[variant] ?? variant) / fluent-sqlite-driver, Fluent CRUD total",
+            ratio: measured ? ratio((fluent, fluentCRUD, "\(variant): total"), (fluent, fluentCRUD, "\(fluentSQLite): total"))
+                : Ratio(perPass: []),
+            limit: limits[variant] ?? 1, atLeast: false, note: measured ? nil : "no unencrypted configuration"))
+    }
+
+    report += """
+
+        **Concurrent reads** (milliseconds, medians): 1,200 filtered queries shared out among 1, 2 or 4 tasks, each with
+        its own `Database` on the next event loop (as concurrent requests get), on a file of 5,000 rows; the time until
+        the last task has its rows. Speed-up: the 1-task time over the N-task time, per pass (above 1: faster with
+        more readers; this machine has \(ProcessInfo.processInfo.activeProcessorCount) cores).
+
+
+        """
+    header = "| Tasks | " + (ours + [fluentSQLite]).joined(separator: " | ")
+    rule = "| ---: |" + String(repeating: " ---: |", count: ours.count + 1)
+    for variant in ours {
+        header += " | \(short[variant] ?? variant) / fluent-sqlite-driver"
+        rule += " ---: |"
+    }
+    for variant in ours + [fluentSQLite] {
+        header += " | \(short[variant] ?? variant) speed-up"
+        rule += " ---: |"
+    }
+    report += header + " |\n" + rule + "\n"
+    for tasks in fluentTaskCounts {
+        var cells = (ours + [fluentSQLite]).map { milliseconds(medianOf(fluent, fluentReads, fluentReadsMetric($0, tasks))) }
+        for variant in ours {
+            cells.append(ratio((fluent, fluentReads, fluentReadsMetric(variant, tasks)),
+                               (fluent, fluentReads, fluentReadsMetric(fluentSQLite, tasks))).text)
+        }
+        for variant in ours + [fluentSQLite] {
+            cells.append(tasks == 1 ? "1" : ratio((fluent, fluentReads, fluentReadsMetric(variant, 1)),
+                                                  (fluent, fluentReads, fluentReadsMetric(variant, tasks))).text)
+        }
+        report += "| \(tasks) | " + cells.joined(separator: " | ") + " |\n"
+    }
+    for tasks in fluentTaskCounts {
+        verdicts.append(Verdict(
+            name: "FluentSQLCipherDriver encrypted / fluent-sqlite-driver, concurrent reads, \(tasks) task\(tasks == 1 ? "" : "s")",
+            ratio: ratio((fluent, fluentReads, fluentReadsMetric(fluentEncrypted, tasks)),
+                         (fluent, fluentReads, fluentReadsMetric(fluentSQLite, tasks))),
+            limit: 1.25, atLeast: false))
+    }
+    for tasks in fluentTaskCounts.dropFirst() {
+        verdicts.append(Verdict(
+            name: "FluentSQLCipherDriver encrypted, concurrent reads speed-up, \(tasks) tasks over 1",
+            ratio: ratio((fluent, fluentReads, fluentReadsMetric(fluentEncrypted, 1)),
+                         (fluent, fluentReads, fluentReadsMetric(fluentEncrypted, tasks))),
+            limit: 1.0, atLeast: true, above: true))
+    }
+}
+
+fluentSection()
+
+report += """
+
     ## Targets
 
     | Target | ratio (passes combined) | per pass | met |
@@ -370,13 +508,15 @@ report += """
     """
 for verdict in verdicts {
     let perPass = verdict.ratio.perPass.map { $0.map { String(format: "%.2f", $0) } ?? "–" }.joined(separator: ", ")
-    let met = verdict.ratio.pooled.map { verdict.atLeast ? $0 >= verdict.limit : $0 <= verdict.limit }
-    let limit = (verdict.atLeast ? "≥ " : "≤ ") + String(format: "%.2f", verdict.limit)
+    let met = verdict.ratio.pooled.map {
+        verdict.above ? $0 > verdict.limit : verdict.atLeast ? $0 >= verdict.limit : $0 <= verdict.limit
+    }
+    let limit = (verdict.above ? "> " : verdict.atLeast ? "≥ " : "≤ ") + String(format: "%.2f", verdict.limit)
     report += "| \(verdict.name) (\(limit)) | \(verdict.ratio.pooled.map { String(format: "%.2f", $0) } ?? "–") "
-        + "| \(perPass) | \(met.map { $0 ? "yes" : "**no**" } ?? "–") |\n"
+        + "| \(perPass) | \(met.map { $0 ? "yes" : "**no**" } ?? (verdict.note.map { "not measured: \($0)" } ?? "–")) |\n"
 }
 
-if let notes = options.notes, let text = try? String(contentsOfFile: notes, encoding: .utf8) {
+if !options.fluentOnly, let notes = options.notes, let text = try? String(contentsOfFile: notes, encoding: .utf8) {
     report += "\n" + text
 }
 

@@ -109,9 +109,9 @@ public final class ScratchFolder: Sendable {
     /// The folder's path.
     public let path: String
 
-    /// Creates the folder.
-    public init(_ name: String) throws {
-        path = FileManager.default.temporaryDirectory
+    /// Creates the folder, in `base` (TMPDIR's folder by default).
+    public init(_ name: String, in base: String? = nil) throws {
+        path = (base.map { URL(fileURLWithPath: $0) } ?? FileManager.default.temporaryDirectory)
             .appendingPathComponent("sqlcipherkit-benchmark-\(name)-\(getpid())-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
