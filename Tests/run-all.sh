@@ -47,13 +47,20 @@ names() {
     printf '%s' "$joined"
 }
 
+# "$@" joined with ", " (an item may hold a comma of its own).
+joined() {
+    local text
+    text=$(printf '%s, ' "$@")
+    printf '%s' "${text%, }"
+}
+
 summary() {
     local line="SUMMARY: $PASSED passed, $FAILED failed, $SKIPPED skipped"
     echo
-    echo "TIMES: $(IFS=,; sed 's/,/, /g' <<<"${TIMES[*]}"); in all $SECONDS s"
+    echo "TIMES: $(joined ${TIMES[@]+"${TIMES[@]}"}); in all $SECONDS s"
     [ ${#FAILED_NAMES[@]} -eq 0 ] || line+="; failed: $(names "${FAILED_NAMES[@]}")"
     [ ${#SKIPPED_NAMES[@]} -eq 0 ] || line+="; skipped: $(names "${SKIPPED_NAMES[@]}")"
-    [ ${#PARTS[@]} -eq 0 ] || line+=" [$(IFS=,; sed 's/,/, /g' <<<"${PARTS[*]}")]"
+    [ ${#PARTS[@]} -eq 0 ] || line+=" [$(joined "${PARTS[@]}")]"
     echo
     echo "$line"
 }
