@@ -109,6 +109,22 @@ count_swift_run() {
     PARTS+=("$label: $tests test$([ "$tests" = 1 ] || echo s)")
 }
 
+# Counts a part that prints one "ok: NAME" or "FAIL: NAME" line per check (Tests/Support/checks.sh, the emulated
+# part): $1 its log's name, $2 its label, $3 what its ok: lines count, $4 its exit status. Exit 0: one pass per
+# ok: line; otherwise one failure per FAIL: line (or one saying there was none).
+count_checks() {
+    local log=$LOGS/$1.log label=$2 noun=$3 status=$4 count line
+    if [ "$status" = 0 ]; then
+        count=$(grep -c '^ok: ' "$log")
+        PASSED=$((PASSED + count))
+        PARTS+=("$label: $count $noun")
+    else
+        while IFS= read -r line; do failed "$label: $(short "${line#FAIL: }")"; done < <(grep '^FAIL: ' "$log" 2>/dev/null)
+        grep -q '^FAIL: ' "$log" 2>/dev/null || failed "$label: exit $status with no FAIL line"
+        PARTS+=("$label: failed")
+    fi
+}
+
 if ! run_part build ./build-sqlcipher.sh --test-tools; then
     failed "the build (./build-sqlcipher.sh --test-tools): nothing else can run without it"
     summary
@@ -148,23 +164,13 @@ fluent_stage() {
 fluent_stage &
 FLUENT_STAGE=$!
 
-# Counts a background part from its "ok: NAME" and "FAIL: NAME" lines, after showing its output.
+# Counts a background part from its "ok: NAME" and "FAIL: NAME" lines (count_checks), after showing its output.
 count_background_part() {
-    local part=$1 label=$2 status count line
+    local part=$1 label=$2
     echo
     echo "==> $label (ran in the background; its output:)"
     cat "$LOGS/$part.log" 2>/dev/null
-    status=$(cat "$LOGS/$part.status" 2>/dev/null || echo "no status")
-    if [ "$status" = 0 ]; then
-        count=$(grep -c '^ok: ' "$LOGS/$part.log")
-        PASSED=$((PASSED + count))
-        PARTS+=("$label: $count tests and checks")
-    else
-        while IFS= read -r line; do failed "$label: $(short "${line#FAIL: }")"; done \
-            < <(grep '^FAIL: ' "$LOGS/$part.log" 2>/dev/null)
-        grep -q '^FAIL: ' "$LOGS/$part.log" 2>/dev/null || failed "$label: exit $status with no FAIL line"
-        PARTS+=("$label: failed")
-    fi
+    count_checks "$part" "$label" "tests and checks" "$(cat "$LOGS/$part.status" 2>/dev/null || echo "no status")"
 }
 
 # Upstream: one count per test file, the suite runner included (its lines "  FILE  N tests, 0 errors", printed
@@ -194,16 +200,8 @@ run_upstream "upstream (reference provider)" UPSTREAM_CRYPTO_PROVIDER=reference
 # files exchanged with x86_64 both ways, the arm64 pkg-config file; one count per check ("ok:" lines, and the
 # "EMULATION: N passed, N failed" line). Then SQLCipher's own core, compatibility and rekey files on an aarch64
 # testfixture (counted as the upstream parts are).
-if run_part emulation Tests/Emulation/run-aarch64.sh; then
-    count=$(grep -c '^ok: ' "$LOGS/emulation.log")
-    PASSED=$((PASSED + count))
-    PARTS+=("emulation (aarch64): $count checks")
-else
-    while IFS= read -r line; do failed "emulation (aarch64): $(short "${line#FAIL: }")"; done \
-        < <(grep '^FAIL: ' "$LOGS/emulation.log")
-    grep -q '^FAIL: ' "$LOGS/emulation.log" || failed "emulation (aarch64): exit non-zero with no FAIL line"
-    PARTS+=("emulation (aarch64): failed")
-fi
+run_part emulation Tests/Emulation/run-aarch64.sh
+count_checks emulation "emulation (aarch64)" "checks" $?
 # The three files side by side: each qemu process is one core's work, and the machine has two.
 run_upstream "upstream (aarch64, qemu)" UPSTREAM_TARGET=aarch64 UPSTREAM_JOBS=3 \
     UPSTREAM_FILES="sqlcipher-core.test sqlcipher-compatibility.test sqlcipher-rekey.test"

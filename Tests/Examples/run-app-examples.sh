@@ -22,15 +22,9 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 EXAMPLES=${APP_EXAMPLES:-FluentDriverConsumer VaporTodo HummingbirdTodo}
 
-PASSED=0 FAILED=0
-ok() { echo "ok: $1"; PASSED=$((PASSED + 1)); }
-fail() { echo "FAIL: $1"; FAILED=$((FAILED + 1)); }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else fail "$name"; fi; }
-finish() {
-    echo "APPS: $PASSED passed, $FAILED failed"
-    [ "$FAILED" = 0 ]
-    exit $?
-}
+# shellcheck source=../Support/checks.sh
+source "$ROOT/Tests/Support/checks.sh"
+finish() { finish_checks APPS; }
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/app-examples.XXXXXX") || exit 1
 SERVER=
@@ -132,12 +126,7 @@ run_example() {
     env -u CREDENTIALS_DIRECTORY swift test --skip-build --package-path "$package" --scratch-path "$SCRATCH" 2>&1 \
         | sed -E 's/\x1b\[[0-9;]*m//g' | tee "$log" | grep -vE ' (notice|info|debug|trace) ' || true
     status=${PIPESTATUS[0]}
-    # ✔ Test NAME passed after S seconds.  /  ✘ Test NAME failed after S seconds …
-    while IFS= read -r line; do [ -n "$line" ] && ok "$name: $line"; done \
-        < <(sed -nE 's/^[^ ]+ Test (.+) passed after [0-9.]+ seconds.*/\1/p' "$log" | grep -v '^run with ')
-    while IFS= read -r line; do [ -n "$line" ] && fail "$name: $line"; done \
-        < <(sed -nE 's/^[^ ]+ Test (.+) failed after [0-9.]+ seconds.*/\1/p' "$log" | grep -v '^run with ')
-    grep -qE '^[^ ]+ Test run with [0-9]+ tests' "$log" || fail "$name: Swift Testing ran (no 'Test run with N tests' line)"
+    report_swift_testing "$log" "$name: "
     [ "$status" = 0 ] || fail "$name: swift test exited $status"
 
     # The server, as a service runs it.

@@ -10,14 +10,9 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../../Drivers/FluentSQLCipherDriver" || exit 1
 
-PASSED=0 FAILED=0
-ok() { echo "ok: $1"; PASSED=$((PASSED + 1)); }
-fail() { echo "FAIL: $1"; FAILED=$((FAILED + 1)); }
-finish() {
-    echo "DRIVER: $PASSED passed, $FAILED failed"
-    [ "$FAILED" = 0 ]
-    exit $?
-}
+# shellcheck source=../Support/checks.sh
+source ../../Tests/Support/checks.sh
+finish() { finish_checks DRIVER; }
 
 LOG=$(mktemp "${TMPDIR:-/tmp}/fluent-driver.XXXXXX") || exit 1
 trap 'rm -f "$LOG"' EXIT
@@ -41,13 +36,9 @@ while IFS= read -r name; do [ -n "$name" ] && ok "$name"; done \
     < <(sed -nE "s/^Test Case '([^']+)' passed .*/\1/p" "$LOG")
 while IFS= read -r name; do [ -n "$name" ] && fail "$name"; done \
     < <(sed -nE "s/^Test Case '([^']+)' failed .*/\1/p" "$LOG")
-while IFS= read -r name; do [ -n "$name" ] && ok "$name"; done \
-    < <(sed -nE 's/^[^ ]+ Test (.+) passed after [0-9.]+ seconds.*/\1/p' "$LOG" | grep -v '^run with ')
-while IFS= read -r name; do [ -n "$name" ] && fail "$name"; done \
-    < <(sed -nE 's/^[^ ]+ Test (.+) failed after [0-9.]+ seconds.*/\1/p' "$LOG" | grep -v '^run with ')
+report_swift_testing "$LOG"
 grep -qE "^Test Suite 'All tests' (passed|failed)|Executed [0-9]+ tests" "$LOG" \
     || fail "XCTest ran (no 'Executed N tests' line: the test binary crashed or did not start)"
-grep -qE '^[^ ]+ Test run with [0-9]+ tests' "$LOG" || fail "Swift Testing ran (no 'Test run with N tests' line)"
 [ "$status" = 0 ] || fail "swift test exited $status"
 
 # One SQLite in the test binary: SQLCipher's.
