@@ -36,4 +36,11 @@ int sqlcipherkit_provider_unavailable(void);
 // amalgamation by the build step that applies them (BuildSupport/local_changes.py); Engine.selfCheck() reads it.
 const char *sqlcipherkit_local_changes(void);
 
+// sqlite3_db_config is variadic, which Swift cannot call: its options that take an int and report the setting in
+// effect (SQLITE_DBCONFIG_DEFENSIVE, _TRUSTED_SCHEMA, _ENABLE_ATTACH_CREATE, ...), through one function. A value
+// of -1 reads the setting without changing it.
+static inline int sqlcipherkit_db_config_flag(sqlite3 *db, int option, int value, int *current) {
+    return sqlite3_db_config(db, option, value, current);
+}
+
 #endif

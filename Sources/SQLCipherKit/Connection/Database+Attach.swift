@@ -23,6 +23,14 @@ extension Database {
     }
 
     private func attach(_ path: String, as name: String, material: SecureBytes) throws(SQLCipherError) {
+        // The engine attaches nothing unless the library opens it for this one ATTACH; opened before the statement
+        // is prepared (changing the flags expires prepared statements), closed whatever happens.
+        try withAttachmentOpen { () throws(SQLCipherError) in
+            try attachOpened(path, as: name, material: material)
+        }
+    }
+
+    private func attachOpened(_ path: String, as name: String, material: SecureBytes) throws(SQLCipherError) {
         let statement = try trusted { () throws(SQLCipherError) in
             try prepare("ATTACH DATABASE ?1 AS \(name.quotedIdentifier) KEY ?2")
         }

@@ -1,30 +1,48 @@
 import CSQLCipher
 
 extension Database {
-    /// Installs the authorizer that refuses, with ``SQLCipherError/Kind/misuse``, every SQL-level way to put a
-    /// key in SQL text or to write data of an encrypted connection to a file in plaintext (the inventory is in
-    /// the documentation article "SQL that SQLCipherKit refuses"):
+    /// Sets the engine's defenses and installs the authorizer that refuses, with ``SQLCipherError/Kind/misuse``,
+    /// every SQL-level way to put a key in SQL text or to write data of an encrypted connection to a file in
+    /// plaintext (the inventory is in the documentation article "SQL that SQLCipherKit refuses").
     ///
-    /// - the key pragmas (`PRAGMA key`, `rekey` and their hex/text forms), on every connection;
-    /// - `ATTACH` in SQL text, on every connection (use ``attach(_:as:key:)`` or ``attachUnencrypted(_:as:)``);
-    /// - `sqlcipher_export()` in SQL text, on every connection (use ``export(to:key:cipher:replacing:progress:)``);
-    /// - cipher pragmas with a value (`cipher_page_size = …`, `cipher_default_use_hmac = …`, `kdf_iter = …`),
-    ///   and `cipher_migrate`, on every connection (use ``CipherSettings`` at open); `page_size = …` on an
-    ///   encrypted schema, which SQLCipher applies as `cipher_page_size`;
-    /// - `VACUUM INTO` a URI file name: SQLCipher keys the copy from the URI's `key=` parameters (an empty one
-    ///   writes it in plaintext);
-    /// - on an encrypted connection, every `temp_store` value SQLite reads as FILE (`getTempStore`: a first
-    ///   character `1`, so `10`, `'1x'` and `1.5` too, or `file` in any case): SQLCipher does not encrypt SQLite's
-    ///   temporary files. This engine also keeps them in memory whatever the pragma says
-    ///   (`SQLITE_TEMP_STORE=3`): the rule is the second line of defence.
+    /// The engine's defenses hold whoever compiles the SQL — SQL text, a trigger, a view, a column `DEFAULT`, a
+    /// schema row that SQLCipher's export runs, a callback — because SQLite or SQLCipher enforce them, not a list
+    /// of statements:
+    ///
+    /// - `SQLITE_LIMIT_ATTACHED` is 0 and [`SQLITE_DBCONFIG_ENABLE_ATTACH_CREATE`/`_WRITE`](https://sqlite.org/c3ref/c_dbconfig_defensive.html)
+    ///   are off: no database can be attached, and an attachment could neither create nor write a file. Only the
+    ///   library's own operations (``attach(_:as:key:)``, ``export(to:key:cipher:replacing:progress:)``,
+    ///   ``migrate(path:key:)``) open them, for their one `ATTACH`; `VACUUM` opens the flags itself, and the guard
+    ///   raises the limit for its `ATTACH` alone.
+    /// - [`SQLITE_DBCONFIG_DEFENSIVE`](https://sqlite.org/c3ref/c_dbconfig_defensive.html): no `writable_schema`,
+    ///   no `journal_mode=OFF`, no writes to `schema_version` or to shadow tables.
+    /// - [`trusted_schema`](https://sqlite.org/pragma.html#pragma_trusted_schema) off: a function that is not
+    ///   innocuous does not run from a schema (a view, a trigger, a CHECK constraint, a generated column, an index).
+    /// - `sqlcipher_export()` refuses unless the library permits one call (the pin's local change
+    ///   `sqlcipher-export-gate`): SQLite never shows the authorizer a function in a column `DEFAULT`.
+    ///
+    /// The authorizer then refuses, on every connection: the key pragmas (`PRAGMA key`, `rekey` and their
+    /// hex/text forms); `ATTACH` (use ``attach(_:as:key:)`` or ``attachUnencrypted(_:as:)``); `sqlcipher_export()`
+    /// (use ``export(to:key:cipher:replacing:progress:)``); cipher pragmas with a value and `cipher_migrate` (use
+    /// ``CipherSettings`` at open); `writable_schema` and `trusted_schema` with a value; `page_size = …` on an
+    /// encrypted schema, which SQLCipher applies as `cipher_page_size`; `VACUUM INTO` a URI with a key parameter;
+    /// and on an encrypted connection every `temp_store` value SQLite reads as FILE (this engine keeps temporary
+    /// files in memory anyway, `SQLITE_TEMP_STORE=3`).
     ///
     /// SQLite consults the authorizer whenever it compiles SQL, so the rules hold wherever the action hides: a
-    /// trigger body, a view, a CTE, an eponymous pragma table. They decide on what SQLite hands the authorizer
-    /// after its own parsing (dequoted names, canonical function names), with SQLite's own comparisons and value
-    /// parsers, so no spelling (case, comments, quoting, schema prefixes, number forms) reads differently to the
-    /// guard than to SQLite (see `SQLGuard`'s rules). The library's own statements run under ``trusted(_:)``.
+    /// trigger body, a view, a CTE, an eponymous pragma table, SQL that SQLite or SQLCipher compile while a
+    /// statement runs. They decide on what SQLite hands the authorizer after its own parsing (dequoted names,
+    /// canonical function names), with SQLite's own comparisons and value parsers, so no spelling reads
+    /// differently to the guard than to SQLite (see `SQLGuard`'s rules). The library's own statements are
+    /// compiled under ``trusted(_:)``.
     func installSQLGuard(encrypted: Bool) throws(SQLCipherError) {
         let db = try requireOpenHandle()
+        sqlGuard.handle = db
+        guard sqlGuard.engineFlag(SQLITE_DBCONFIG_DEFENSIVE, 1),
+              !sqlGuard.engineFlag(SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0) else {
+            throw .api(.notSQLCipher, "the engine did not take SQLITE_DBCONFIG_DEFENSIVE or trusted_schema off", path: path)
+        }
+        sqlGuard.closeAttachments()
         let context = Unmanaged.passUnretained(sqlGuard).toOpaque()
         sqlite3_set_authorizer(db, { context, action, first, second, schema, _ in
             // The connection holds its guard for as long as the handle is open.
@@ -35,11 +53,48 @@ extension Database {
         }, context)
     }
 
-    /// Runs the library's own SQL past the guard (the typed APIs: cipher settings at open, attach, export,
-    /// migrate). Never run caller-provided SQL text in `body`.
+    /// Compiles the library's own SQL past the guard (the typed APIs: cipher settings at open, attach, export,
+    /// migrate). Trust covers the SQL that `body` itself prepares, nothing else: not SQL compiled while one of its
+    /// statements steps (a schema row SQLCipher's export runs, a trigger, SQLite's own nested SQL), and not SQL
+    /// that user code called from `body` prepares (``callingUserCode(_:)``). Never run caller-provided SQL text in
+    /// `body`.
     func trusted<Result>(_ body: () throws(SQLCipherError) -> Result) throws(SQLCipherError) -> Result {
-        sqlGuard.trustedDepth += 1
-        defer { sqlGuard.trustedDepth -= 1 }
+        let saved = sqlGuard.trustedFrame
+        sqlGuard.trustedFrame = (sqlGuard.steppingDepth, sqlGuard.userCodeDepth)
+        defer { sqlGuard.trustedFrame = saved }
         return try body()
     }
+
+    /// Runs caller-provided code (a progress closure) from inside a library operation: every SQL it runs on this
+    /// connection meets the whole guard, and the engine's attachments stay closed, wherever it is called from.
+    func callingUserCode<Result>(_ body: () throws -> Result) rethrows -> Result {
+        sqlGuard.userCodeDepth += 1
+        let reopen = sqlGuard.attachmentOpen
+        if reopen { sqlGuard.closeAttachments() }
+        defer {
+            sqlGuard.userCodeDepth -= 1
+            if reopen { sqlGuard.openAttachment() }
+        }
+        return try body()
+    }
+
+    /// Opens the engine for one more attachment while `body` runs (the library's own `ATTACH`), and closes it
+    /// again whatever happens.
+    func withAttachmentOpen<Result>(_ body: () throws(SQLCipherError) -> Result) throws(SQLCipherError) -> Result {
+        sqlGuard.openAttachment()
+        defer { sqlGuard.closeAttachments() }
+        return try body()
+    }
+
+    /// Permits `sqlcipher_export()` one call on this connection while `body` runs (the engine's gate takes the
+    /// permit on entry, so a nested call is refused); withdrawn afterwards if unused.
+    func withExportPermit<Result>(_ body: () throws(SQLCipherError) -> Result) throws(SQLCipherError) -> Result {
+        let db = try requireOpenHandle()
+        sqlite3_set_clientdata(db, Database.exportPermit, UnsafeMutableRawPointer(bitPattern: 1), nil)
+        defer { sqlite3_set_clientdata(db, Database.exportPermit, nil, nil) }
+        return try body()
+    }
+
+    /// The client-data name the engine's export gate reads (BuildSupport/engine/local-changes/sqlcipher-export-gate.change).
+    static let exportPermit = "sqlcipherkit_export"
 }

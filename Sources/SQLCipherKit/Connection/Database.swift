@@ -201,6 +201,7 @@ public final class Database {
         // _v2 defers the close until outstanding statements are finalized, so this never fails with BUSY.
         sqlite3_close_v2(handle)
         self.handle = nil
+        sqlGuard.handle = nil
     }
 
     /// Whether ``close()`` has been called.

@@ -1,18 +1,31 @@
 import CSQLCipher
 
 /// The state of one connection's SQL guard: what it refuses depends on whether the connection is encrypted,
-/// whether the SQL being compiled is the library's own, and whether SQLite is compiling it for itself while a
-/// statement runs.
+/// whether the SQL being compiled is the library's own, and who is compiling it.
+///
+/// The guard is the second wall. The first is the engine's own state, which the library sets on every connection
+/// (``Database/installSQLGuard(encrypted:)``) and which holds whatever compiles the SQL: no database may be
+/// attached (`SQLITE_LIMIT_ATTACHED` 0, attaching neither creates nor writes a file), the connection is
+/// defensive (no `writable_schema`, no `journal_mode=OFF`), functions in a schema run only when innocuous
+/// (`trusted_schema` off), and `sqlcipher_export()` refuses unless the library permits one call. Only the
+/// library's own operations open the first three for the one statement that needs them.
 ///
 /// Touched only on the thread that uses the connection (the authorizer runs inside `sqlite3_prepare` and
 /// `sqlite3_step` on that thread), as the connection itself is.
 @usableFromInline final class SQLGuard {
     /// Whether the connection's main database is encrypted.
     let encrypted: Bool
-    /// Greater than zero while the library compiles its own SQL (``Database/trusted(_:)``).
-    var trustedDepth = 0
-    /// Greater than zero while the library is inside `sqlite3_step`: SQL compiled then is SQLite's own (the
-    /// `ATTACH … AS vacuum_db` of `VACUUM`), or an eponymous pragma table's, never text the caller wrote.
+    /// The connection, for the engine state the rules read and set (nil until installed, and once closed).
+    var handle: OpaquePointer?
+    /// Where the library's own SQL is being compiled (``Database/trusted(_:)``): the step and user-code depths at
+    /// which the library entered its trusted block. Trust holds only for SQL compiled at exactly those depths —
+    /// by the library's body itself — never for SQL compiled while one of its statements steps (a schema row run
+    /// by the export, a trigger, SQLCipher's own nested SQL) or by user code it calls.
+    var trustedFrame: (stepping: Int, userCode: Int)?
+    /// Greater than zero while the library runs caller-provided code (a progress closure): SQL compiled then is
+    /// the caller's, however deep inside a library operation it runs.
+    var userCodeDepth = 0
+    /// Greater than zero while the library is inside `sqlite3_step`.
     var steppingDepth: Int {
         get { steppingCounter.pointee }
         set { steppingCounter.pointee = newValue }
@@ -26,6 +39,15 @@ import CSQLCipher
     /// connection, and every schema ``Database/attach(_:as:key:)`` attached with a key. SQLite compares schema
     /// names without regard to ASCII case.
     var encryptedSchemas: Set<String>
+    /// True while the library itself has opened the engine for one attachment (``Database/withAttachmentOpen(_:)``).
+    var attachmentOpen = false
+    /// True when the guard raised the engine's attachment limit for `VACUUM`'s own `ATTACH`: lowered again by the
+    /// first authorizer call after that `VACUUM` (no `ATTACH` compiles without one).
+    var raisedForVacuum = false
+    /// During ``Database/migrate(path:key:)``: what SQLCipher's `cipher_migrate` may do in its nested SQL — attach
+    /// `file` (the database's path with `-migrated`) once, set `cipher_compatibility`, and run the export (which the
+    /// engine's gate allows once).
+    var cipherMigration: (file: String, attached: Bool)?
     /// The explanation of the last refusal, taken by the error that reports it.
     private var refusal: String?
 
@@ -40,10 +62,19 @@ import CSQLCipher
         encryptedSchemas = encrypted ? ["main"] : []
     }
 
+    /// Whether SQL compiled now is the library's own: inside ``Database/trusted(_:)``, compiled by its body.
+    var compilesTrustedSQL: Bool {
+        guard let trustedFrame else { return false }
+        return trustedFrame.stepping == steppingDepth && trustedFrame.userCode == userCodeDepth
+    }
+
     /// The authorizer's verdict on one action; records the explanation when it refuses. `schema` is the
     /// authorizer's database argument (for a pragma: the schema written before its name, or nil).
     func authorize(action: Int32, first: String?, second: String?, schema: String?) -> Int32 {
-        guard trustedDepth == 0,
+        if raisedForVacuum && !vacuumRuns {
+            closeAttachments()
+        }
+        guard !compilesTrustedSQL,
               let explanation = refusal(action: action, first: first, second: second, schema: schema) else {
             return SQLITE_OK
         }
@@ -55,6 +86,51 @@ import CSQLCipher
     func takeRefusal() -> String? {
         defer { refusal = nil }
         return refusal
+    }
+
+    // MARK: The engine's state
+
+    /// Reads (`value` -1) or sets one of the connection's `SQLITE_DBCONFIG_…` flags; the setting in effect.
+    @discardableResult
+    func engineFlag(_ option: Int32, _ value: Int32 = -1) -> Bool {
+        guard let handle else { return false }
+        var current: Int32 = 0
+        _ = sqlcipherkit_db_config_flag(handle, option, value, &current)
+        return current != 0
+    }
+
+    /// The number of databases attached to the connection (its schemas but `main` and `temp`).
+    var attachedCount: Int32 {
+        guard let handle else { return 0 }
+        var count: Int32 = 0
+        while sqlite3_db_name(handle, count + 2) != nil { count += 1 }
+        return count
+    }
+
+    /// Whether a `VACUUM` is running: SQLite turns the attach flags on for the duration of its run
+    /// (`sqlite3RunVacuum`), and nothing else does on a connection whose library has not opened them.
+    var vacuumRuns: Bool {
+        !attachmentOpen && engineFlag(SQLITE_DBCONFIG_ENABLE_ATTACH_CREATE)
+    }
+
+    /// Lets the engine attach one more database, creating and writing it: for the library's own `ATTACH`.
+    func openAttachment() {
+        guard let handle else { return }
+        attachmentOpen = true
+        sqlite3_limit(handle, SQLITE_LIMIT_ATTACHED, attachedCount + 1)
+        engineFlag(SQLITE_DBCONFIG_ENABLE_ATTACH_CREATE, 1)
+        engineFlag(SQLITE_DBCONFIG_ENABLE_ATTACH_WRITE, 1)
+    }
+
+    /// The engine's resting state: no further database may be attached, and an attachment could neither create
+    /// nor write a file. Set at open, and again after every operation that opened it.
+    func closeAttachments() {
+        guard let handle else { return }
+        attachmentOpen = false
+        raisedForVacuum = false
+        sqlite3_limit(handle, SQLITE_LIMIT_ATTACHED, 0)
+        engineFlag(SQLITE_DBCONFIG_ENABLE_ATTACH_CREATE, 0)
+        engineFlag(SQLITE_DBCONFIG_ENABLE_ATTACH_WRITE, 0)
     }
 
     // MARK: The rules
@@ -76,6 +152,9 @@ import CSQLCipher
     /// SQLCipher's pragmas that are not named `cipher…` (`sqlcipher_codec_pragma` dispatches on these names).
     static let otherCipherPragmas: Set<String> = ["kdf_iter", "fast_kdf_iter", "rekey_cipher", "rekey_kdf_iter"]
 
+    /// Pragmas that would take down a defense the engine holds on every connection.
+    static let defensePragmas: Set<String> = ["writable_schema", "trusted_schema"]
+
     /// Cipher pragmas that act even without a value.
     static let actingCipherPragmas: Set<String> = ["cipher_migrate"]
 
@@ -88,23 +167,38 @@ import CSQLCipher
             guard let first else { return nil }
             return pragmaRefusal(name: first.asciiLowercased, value: second, schema: schema?.asciiLowercased)
         case SQLITE_ATTACH:
-            // While a statement runs, only SQLite itself compiles SQL: VACUUM attaches its copy (`ATTACH %Q`,
-            // so `first` is the file name), and SQLCipher keys it with the main key — unless the name is a URI
-            // with a `key=`, `hexkey=` or `textkey=` parameter, which SQLCipher applies instead (an empty `key=`
-            // writes the copy in plaintext). The name is read as SQLite reads it (SQLGuard+URI.swift).
-            if steppingDepth > 0 {
-                guard let first, Self.isKeyedURI(first) else { return nil }
-                return "VACUUM INTO a URI with a key parameter (key=, hexkey=, textkey=) is refused: SQLCipher would "
-                    + "key the copy from SQL text, and an empty key= writes it in plaintext. Leave the key out (the "
-                    + "copy is encrypted with this connection's key), or use Database.export(to:key:cipher:)"
+            if let migration = cipherMigration, !migration.attached, first == migration.file {
+                // SQLCipher's cipher_migrate attaches the copy it writes, once (Database.migrate).
+                cipherMigration?.attached = true
+                return nil
             }
-            // Every ATTACH the caller writes is refused, with or without a KEY clause.
+            // VACUUM attaches its copy (`ATTACH %Q AS vacuum_…`), and SQLCipher keys it with the main key — unless
+            // the name is a URI with a `key=`, `hexkey=` or `textkey=` parameter, which SQLCipher applies instead
+            // (an empty `key=` writes the copy in plaintext). That ATTACH is VACUUM's own only while the engine says
+            // a VACUUM runs and no caller code runs inside it: then the engine's limit is raised for it alone.
+            if steppingDepth > 0, userCodeDepth == 0, vacuumRuns {
+                if let first, Self.isKeyedURI(first) {
+                    return "VACUUM INTO a URI with a key parameter (key=, hexkey=, textkey=) is refused: SQLCipher "
+                        + "would key the copy from SQL text, and an empty key= writes it in plaintext. Leave the key "
+                        + "out (the copy is encrypted with this connection's key), or use "
+                        + "Database.export(to:key:cipher:)"
+                }
+                if let handle {
+                    sqlite3_limit(handle, SQLITE_LIMIT_ATTACHED, attachedCount + 1)
+                    raisedForVacuum = true
+                }
+                return nil
+            }
+            // Every other ATTACH is refused, with or without a KEY clause, whoever compiles it: SQL text, a
+            // trigger, a schema row that SQLCipher's export runs, a callback.
             return "ATTACH is refused in SQL text: its KEY clause puts a key in SQL text, and KEY '' attaches a "
                 + "file that is written in plaintext. Use Database.attach(_:as:key:) (the key is bound, the file "
                 + "encrypted) or, to attach a plaintext file on purpose, Database.attachUnencrypted(_:as:)"
         case SQLITE_FUNCTION:
             // `second` is the function's registered name, whatever the spelling in the SQL.
             guard let second, second.asciiLowercased == "sqlcipher_export" else { return nil }
+            // SQLCipher's cipher_migrate runs the export it needs (the engine's gate still allows one call only).
+            if cipherMigration != nil { return nil }
             return "sqlcipher_export() is refused in SQL text: it copies the whole database into another schema, "
                 + "in plaintext when that schema has no key. Use Database.export(to:key:cipher:) (with a key for "
                 + "an encrypted copy, nil for a plaintext one) or Database.decrypt(path:key:)"
@@ -117,6 +211,18 @@ import CSQLCipher
         if Self.keyPragmas.contains(name) {
             return "PRAGMA \(name) is refused: keys never travel in SQL text. Open with a Key "
                 + "(Database(path:key:)) and change it with Database.rekey(to:)"
+        }
+        // The engine's own defenses, which SQL text may not take down: `writable_schema` lets SQL put any text in
+        // a schema row (which SQLCipher's export would run, and a database whose schema does not parse never opens
+        // again); `trusted_schema` lets functions in a schema run (column defaults, CHECK constraints, triggers).
+        if Self.defensePragmas.contains(name), value != nil {
+            return "PRAGMA \(name) = … is refused: SQLCipherKit keeps \(name) off on every connection (with "
+                + "SQLITE_DBCONFIG_DEFENSIVE), so that SQL text can neither rewrite the schema nor have the schema "
+                + "run functions on its behalf. Change tables with CREATE, ALTER and DROP"
+        }
+        if name == "cipher_compatibility", cipherMigration != nil {
+            // SQLCipher's cipher_migrate tries each earlier version's settings (Database.migrate).
+            return nil
         }
         if name.hasPrefix("cipher") || Self.otherCipherPragmas.contains(name) {
             guard value != nil || Self.actingCipherPragmas.contains(name) else { return nil }

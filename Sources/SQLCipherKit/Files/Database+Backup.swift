@@ -134,13 +134,13 @@ extension Database {
             }
             let total = Double(max(1, sqlite3_backup_pagecount(backup)))
             // Reported as SQLite counts it: a restarted copy (which the snapshot rules out) would show as a drop.
-            progress?(1 - Double(sqlite3_backup_remaining(backup)) / total)
+            if let progress { callingUserCode { progress(1 - Double(sqlite3_backup_remaining(backup)) / total) } }
         }
         finished = true
         let code = sqlite3_backup_finish(backup)
         guard code == SQLITE_OK else {
             throw SQLCipherError(code: code, connection: target, path: destination.path)
         }
-        progress?(1)
+        if let progress { callingUserCode { progress(1) } }
     }
 }

@@ -34,9 +34,11 @@ extension Database {
         // The copy is about as large as the source: its growing size measures the progress.
         let expectedBytes = Double(max(1, try pageCount() * pageSize()))
         let report = progress.map { report in
-            { () -> Bool in
+            { [unowned self] () -> Bool in
                 var status = stat()
-                if stat(temporary, &status) == 0 { report(min(1, Double(status.st_size) / expectedBytes)) }
+                if stat(temporary, &status) == 0 {
+                    callingUserCode { report(min(1, Double(status.st_size) / expectedBytes)) }
+                }
                 return false
             }
         } ?? { false }
@@ -45,16 +47,23 @@ extension Database {
             // The library's own ATTACH, cipher pragmas and sqlcipher_export: past the SQL guard.
             try trusted { () throws(SQLCipherError) in
                 // KEY '' attaches the new, empty file without a codec; sqlite3_key_v2 then keys it (if encrypted).
-                try execute("ATTACH DATABASE ?1 AS \(schema.quotedIdentifier) KEY ''", [temporary])
+                // The engine is opened for this one ATTACH and closed again before the export runs.
+                try withAttachmentOpen { () throws(SQLCipherError) in
+                    try execute("ATTACH DATABASE ?1 AS \(schema.quotedIdentifier) KEY ''", [temporary])
+                }
                 do throws(SQLCipherError) {
                     if let key { try applyKey(key, schema: schema) }
                     for pragma in cipher.pragmas(schema: schema) where !pragma.contains("cipher_memory_security") {
                         try execute(pragma)
                     }
+                    // The source's schema rows, which the export runs, must be CREATE statements and nothing else.
+                    try requireOnlySchemaStatements()
+                    let export = try prepare("SELECT sqlcipher_export(?1)")
                     try withProgressHandler(every: 100_000, report) { () throws(SQLCipherError) in
-                        try execute("SELECT sqlcipher_export(?1)", [schema])
+                        // The engine's gate lets this one call run; SQL the export compiles is not trusted.
+                        try withExportPermit { () throws(SQLCipherError) in try export.execute([schema]) }
                     }
-                    progress?(1)
+                    if let progress { callingUserCode { progress(1) } }
                     // sqlcipher_export copies schema and rows, not these header fields: apps rely on them.
                     for field in ["user_version", "application_id"] {
                         let value = try integerPragma("main.\(field)")

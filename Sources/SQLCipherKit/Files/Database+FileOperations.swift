@@ -1,3 +1,4 @@
+import CSQLCipher
 import Glibc
 
 /// Operations on a whole database file, in place. Each writes the new file beside the old one, syncs it and
@@ -59,8 +60,20 @@ extension Database {
     public static func migrate(path: String, key: Key) throws(SQLCipherError) {
         let database = try Database(path: path, optionalKey: key, configuration: .init(mode: .readWrite),
                                     preflight: false)
-        let result = try database.trusted { () throws(SQLCipherError) in
-            try database.textValue("PRAGMA cipher_migrate")
+        // cipher_migrate runs SQL of SQLCipher's own while it steps: the settings of each earlier version, an
+        // ATTACH of the copy it writes (`PATH-migrated`), and sqlcipher_export. The guard lets exactly those through
+        // (SQLGuard.cipherMigration), the engine opens for that one attachment and permits that one export; the
+        // schema rows the export runs meet the whole guard.
+        let handle = try database.requireOpenHandle()
+        let main = sqlite3_db_filename(handle, "main").map { String(cString: $0) } ?? path
+        database.sqlGuard.cipherMigration = (file: main + "-migrated", attached: false)
+        defer { database.sqlGuard.cipherMigration = nil }
+        let result = try database.withAttachmentOpen { () throws(SQLCipherError) in
+            try database.withExportPermit { () throws(SQLCipherError) in
+                try database.trusted { () throws(SQLCipherError) in
+                    try database.textValue("PRAGMA cipher_migrate")
+                }
+            }
         }
         database.close()
         guard result == "0" else {

@@ -22,6 +22,8 @@ extension Database {
     /// statement of your own.
     public func cachedStatement(_ sql: String) throws(SQLCipherError) -> Statement {
         _ = try requireOpenHandle()
+        // The library's own SQL, compiled past the guard, never enters the cache, where SQL text could find it.
+        if sqlGuard.trustedFrame != nil { return try prepare(sql) }
         return try statementCache.statement(for: sql) { (cached) throws(SQLCipherError) in
             try Statement(database: self, sql: sql, cached: cached)
         }

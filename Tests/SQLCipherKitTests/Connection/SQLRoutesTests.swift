@@ -1,0 +1,267 @@
+import Foundation
+import ProcessTestSupport
+@testable import SQLCipherKit
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The guard's missing dimension: *who runs the statement*. `SQLPromisesTests` and the generative spelling test
+/// vary how a refused statement is spelled; here every refused family is carried by every route SQL can take on
+/// the caller's behalf — a trigger, a view, a column DEFAULT, a CHECK constraint, a generated column, a schema
+/// row that SQLCipher's export runs (planted with `writable_schema`), the library's own export running that row,
+/// a progress callback of export, backup and encrypt, a pool's writer — and judged by its effect, not by an
+/// error: afterwards no new file exists but the ones a typed API was asked for (and none holds the marker in
+/// plaintext), the process-wide cipher defaults are unchanged, the temp schema holds no copy, and the database
+/// still opens with its key, holds its rows and passes `cipher_integrity_check` and `integrity_check`.
+///
+/// Seen failing on the guard before issue 33 (the three reproductions of that issue are the `exportSchemaRow`
+/// route with `attachEmptyKey` and `attachTextKey`, the `exportProgress` route with `attachEmptyKey` and
+/// `cipherDefault`, and `sqlText` with `writableSchemaBrick`).
+@Suite("SQL routes: refused, or without effect, whoever runs the statement")
+struct SQLRoutesTests {
+    /// A refused family: one statement the caller's SQL tries to have run.
+    enum Payload: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        /// A plaintext copy of the data through an attachment.
+        case attachEmptyKey
+        /// A database keyed from SQL text.
+        case attachTextKey
+        /// A process-wide cipher default (every later database).
+        case cipherDefault
+        /// The connection's key changed from SQL text.
+        case rekeyPragma
+        /// A schema that no longer parses: the database would never open again.
+        case writableSchemaBrick
+        /// The whole database copied into another schema.
+        case exportToTemp
+
+        var testDescription: String { rawValue }
+
+        /// The statements, `{dir}` standing for the test folder. Every statement is tried on its own.
+        var statements: [String] {
+            switch self {
+            case .attachEmptyKey:
+                ["ATTACH '{dir}/plain.db' AS p KEY ''", "CREATE TABLE p.leak AS SELECT * FROM main.t"]
+            case .attachTextKey:
+                ["ATTACH '{dir}/keyed.db' AS k KEY 'secret-key-in-sql'", "CREATE TABLE k.leak AS SELECT * FROM main.t"]
+            case .cipherDefault:
+                ["PRAGMA cipher_default_kdf_iter = 1"]
+            case .rekeyPragma:
+                ["PRAGMA rekey = 'secret-key-in-sql'"]
+            case .writableSchemaBrick:
+                ["PRAGMA writable_schema = ON", "UPDATE sqlite_master SET sql = 'CREATE TABLE t(' WHERE name = 't'",
+                 "PRAGMA writable_schema = OFF"]
+            case .exportToTemp:
+                ["SELECT sqlcipher_export('temp')"]
+            }
+        }
+
+        /// The one statement a schema row can hold (SQLCipher's export runs the first statement of each row).
+        var schemaRow: String { statements[0] }
+    }
+
+    /// Who runs the payload.
+    enum Route: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case sqlText, poolWriter
+        case trigger, view, columnDefault, checkConstraint, generatedColumn, indexExpression
+        case exportSchemaRow, libraryExportSchemaRow
+        case exportProgress, backupProgress, encryptProgress
+
+        var testDescription: String { rawValue }
+    }
+
+    @Test("Refused or without effect", arguments: Payload.allCases, Route.allCases)
+    func refusedOrWithoutEffect(payload: Payload, route: Route) throws {
+        let scene = try SQLPromisesTests.Scene()
+        let defaults = try Self.cipherDefaults()
+        let asked = try Self.run(payload, through: route, scene: scene)
+        // The connection: no copy in temp, still reading its rows.
+        #expect(try scene.db.scalar(Int.self, "SELECT count(*) FROM temp.sqlite_schema WHERE name = 't'") == 0,
+                "the export copied the database into temp")
+        let files = try FileManager.default.contentsOfDirectory(atPath: scene.folder.path)
+            .filter { !$0.hasPrefix("main.db") }.sorted()
+        #expect(files == asked.sorted(), "files written: \(files), asked for through a typed API: \(asked)")
+        let findings = try scene.closeAndScan()
+        #expect(findings.isEmpty, "plaintext marker in \(findings)")
+        #expect(try Self.cipherDefaults() == defaults, "a process-wide cipher default changed")
+        // The database opens with its key, holds its rows, and checks out.
+        let reopened = try Database(path: scene.folder.file("main.db"), key: scene.key, mode: .readOnly)
+        #expect(try reopened.scalar(Int.self, "SELECT count(*) FROM t") == SQLPromisesTests.Scene.rowCount)
+        #expect(try reopened.textValue("PRAGMA integrity_check") == "ok")
+        #expect(try reopened.fetchAll("PRAGMA cipher_integrity_check").isEmpty)
+    }
+
+    /// The three reproductions of issue 33, by `Database`, `DatabasePool` and its async writer.
+    @Test("Issue 33's reproductions: no plaintext file, no key from SQL text, the database opens")
+    func issueReproductions() async throws {
+        for kind in ["Database", "DatabasePool", "DatabasePool async"] {
+            let folder = try TemporaryDirectory()
+            let key = try Key.rawKey(hex: Array(randomKeyHex().utf8))
+            let path = folder.file("main.db")
+            do {
+                let db = try Database(path: path, key: key)
+                try db.execute("CREATE TABLE t(x); INSERT INTO t VALUES ('secret-row-marker')")
+            }
+            let scripts = [
+                "CREATE TABLE zz(x); CREATE TEMP TABLE zz(x); PRAGMA writable_schema=ON; "
+                    + "UPDATE temp.sqlite_master SET sql='ATTACH ''\(folder.path)/plain.db'' AS p KEY ''''' WHERE name='zz'; "
+                    + "CREATE TABLE d(a, b DEFAULT (sqlcipher_export('main','temp'))); INSERT INTO d(a) VALUES(1); "
+                    + "CREATE TABLE p.leak AS SELECT * FROM t",
+                "CREATE TEMP TABLE yy(x); PRAGMA writable_schema=ON; "
+                    + "UPDATE temp.sqlite_master SET sql='ATTACH ''\(folder.path)/keyed.db'' AS k KEY ''some text''' "
+                    + "WHERE name='yy'; CREATE TABLE e(a, b DEFAULT (sqlcipher_export('main','temp'))); "
+                    + "INSERT INTO e(a) VALUES(1)",
+                "PRAGMA writable_schema=ON; UPDATE sqlite_master SET sql='CREATE TABLE t(' WHERE name='t'",
+            ]
+            for script in scripts {
+                // Each statement on its own: a refusal of one must not hide the effect of the next.
+                for statement in script.split(separator: ";").map(String.init) {
+                    switch kind {
+                    case "Database":
+                        let db = try Database(path: path, key: key)
+                        _ = try? db.execute(statement)
+                    case "DatabasePool":
+                        try Self.poolWrite(statement, path: path, key: key)
+                    default:
+                        let pool = try DatabasePool(path: path, key: key)
+                        _ = try? await pool.write { try $0.execute(statement) }
+                        pool.close()
+                    }
+                }
+            }
+            let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasPrefix("main.db") }
+            #expect(files.isEmpty, "\(kind): \(files)")
+            let reopened = try Database(path: path, key: key, mode: .readOnly)
+            #expect(try reopened.scalar(String.self, "SELECT x FROM t") == "secret-row-marker", "\(kind)")
+        }
+    }
+
+    /// `statement` on a pool's writer, synchronously.
+    static func poolWrite(_ statement: String, path: String, key: Key) throws {
+        let pool = try DatabasePool(path: path, key: key)
+        _ = try? pool.write { (db: Database) throws -> Void in try db.execute(statement) }
+        pool.close()
+    }
+
+    @Test("A schema row that is no CREATE statement is refused before anything is written")
+    func untrustedSchemaRows() throws {
+        for (type, sql) in [("table", "CREATE TABLE t(a); ATTACH 'x' AS y"), ("view", "CREATE TABLE v(a)"),
+                            ("trigger", "ATTACH 'x' AS y"), ("table", "create  table t(a)")] {
+            let problem = Database.schemaRowProblem(type: type, sql: sql)
+            if sql == "create  table t(a)" {
+                #expect(problem == nil, "\(sql)")
+            } else {
+                #expect(problem != nil, "\(type): \(sql)")
+            }
+        }
+        #expect(Database.schemaRowProblem(
+            type: "trigger", sql: "CREATE TRIGGER x AFTER INSERT ON t BEGIN SELECT 1; SELECT 2; END") == nil)
+        #expect(Database.schemaRowProblem(type: "index", sql: nil) == nil)
+        #expect(Database.schemaRowProblem(type: "table", sql: nil) != nil)
+    }
+
+    // MARK: Routes
+
+    /// Runs `payload` through `route` on the scene's connection, ignoring refusals; returns the files (names in
+    /// the scene's folder) that a typed API was asked to write.
+    static func run(_ payload: Payload, through route: Route, scene: SQLPromisesTests.Scene) throws -> [String] {
+        let db = scene.db
+        let folder = scene.folder.path
+        func attempt(_ statements: [String], on connection: Database? = nil) {
+            for statement in statements {
+                _ = try? (connection ?? db).execute(statement.replacingOccurrences(of: "{dir}", with: folder))
+            }
+        }
+        /// The payload as a temp schema row that `sqlcipher_export('main', 'temp')` runs.
+        func plantRow() {
+            let row = payload.schemaRow.replacingOccurrences(of: "{dir}", with: folder)
+                .replacingOccurrences(of: "'", with: "''")
+            attempt(["CREATE TEMP TABLE zz(x)", "PRAGMA writable_schema = ON",
+                     "UPDATE temp.sqlite_schema SET sql = '\(row)' WHERE name = 'zz'", "PRAGMA writable_schema = OFF"])
+        }
+        /// What a route that can only call a function runs: the payload when it is the export, else the export of
+        /// a planted row.
+        func exportCall() -> String {
+            if payload == .exportToTemp { return "sqlcipher_export('temp')" }
+            plantRow()
+            return "sqlcipher_export('main', 'temp')"
+        }
+        var asked: [String] = []
+        var once = true
+        let callback: (Double) -> Void = { _ in
+            guard once else { return }
+            once = false
+            attempt(payload.statements)
+        }
+        switch route {
+        case .sqlText:
+            attempt(payload.statements)
+        case .poolWriter:
+            let pool = try DatabasePool(path: scene.folder.file("main.db"), key: scene.key)
+            _ = try? pool.write { connection in attempt(payload.statements, on: connection) }
+            pool.close()
+        case .trigger:
+            let call = exportCall()
+            attempt(["CREATE TABLE fire(x)", "CREATE TRIGGER fire_t AFTER INSERT ON fire BEGIN SELECT \(call); END",
+                     "INSERT INTO fire VALUES (1)"])
+        case .view:
+            let call = exportCall()
+            attempt(["CREATE VIEW v AS SELECT \(call) AS r", "SELECT * FROM v"])
+        case .columnDefault:
+            let call = exportCall()
+            attempt(["CREATE TABLE d(a, b DEFAULT (\(call)))", "INSERT INTO d(a) VALUES (1)"])
+        case .checkConstraint:
+            let call = exportCall()
+            attempt(["CREATE TABLE c(a CHECK (\(call) IS NULL OR 1))", "INSERT INTO c VALUES (1)"])
+        case .generatedColumn:
+            let call = exportCall()
+            attempt(["CREATE TABLE g(a, b AS (\(call)) STORED)", "INSERT INTO g(a) VALUES (1)"])
+        case .indexExpression:
+            let call = exportCall()
+            attempt(["CREATE TABLE i(a)", "CREATE INDEX i_x ON i((\(call)))", "INSERT INTO i VALUES (1)"])
+        case .exportSchemaRow:
+            let call = exportCall()
+            attempt(["SELECT \(call)"])
+        case .libraryExportSchemaRow:
+            // The library's own export runs main's schema rows: plant the payload there.
+            let row = payload.schemaRow.replacingOccurrences(of: "{dir}", with: folder)
+                .replacingOccurrences(of: "'", with: "''")
+            attempt(["CREATE TABLE zz(x)", "PRAGMA writable_schema = ON",
+                     "UPDATE sqlite_schema SET sql = '\(row)' WHERE name = 'zz'", "PRAGMA writable_schema = OFF"])
+            asked.append("exported.db")
+            if (try? db.export(to: scene.folder.file("exported.db"), key: scene.key)) == nil { asked.removeAll() }
+        case .exportProgress:
+            asked.append("exported.db")
+            if (try? db.export(to: scene.folder.file("exported.db"), key: scene.key, progress: callback)) == nil {
+                asked.removeAll()
+            }
+        case .backupProgress:
+            asked.append("backup.db")
+            if (try? db.backup(to: scene.folder.file("backup.db"), key: scene.key, progress: callback)) == nil {
+                asked.removeAll()
+            }
+        case .encryptProgress:
+            // A plaintext file encrypted in place; its progress callback runs the payload on the source connection
+            // the library keeps: nothing it can reach is the scene's database, whose folder must stay unchanged.
+            let plain = scene.folder.file("import.db")
+            let source = try Database(unencryptedPath: plain)
+            try source.execute("CREATE TABLE t(x); INSERT INTO t VALUES (1)")
+            source.close()
+            asked.append("import.db")
+            try Database.encrypt(path: plain, key: scene.key) { _ in
+                guard once else { return }
+                once = false
+                attempt(payload.statements)
+            }
+        }
+        return asked
+    }
+
+    /// Process-wide cipher defaults, read on a fresh connection.
+    static func cipherDefaults() throws -> [String?] {
+        let db = try Database(unencryptedPath: ":memory:")
+        return try ["cipher_default_kdf_iter", "cipher_default_page_size", "cipher_default_use_hmac",
+                    "cipher_default_plaintext_header_size"].map { try db.textValue("PRAGMA \($0)") }
+    }
+}
