@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Step of the "amalgamation" phase: SQLCipherKit's local changes, one-line fixes of engine bugs upstream has not
-# fixed yet, applied to the generated sqlite3.c (never to a committed copy of upstream's text). The pin names
-# each one (PIN_LOCAL_CHANGES: name, the SQLite versions it applies to, why); its line and replacement are
+# fixed yet and one hardening (the export gate), applied to the generated sqlite3.c (never to a committed copy of
+# upstream's text). The pin names each one (PIN_LOCAL_CHANGES: name, the SQLite versions it applies to, why);
+# its line and replacement are
 # BuildSupport/engine/local-changes/NAME.change; BuildSupport/local_changes.py applies them and stops the build
 # when the pin's SQLite version is not one an entry lists or its line is not found exactly once, so a bump decides
 # again for each change and drops it once upstream has fixed the bug. The engine records what it carries

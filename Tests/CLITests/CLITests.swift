@@ -52,6 +52,37 @@ struct CLITests {
         #expect(result.status == 0, "\(result)")
     }
 
+    @Test("issue 33's reproductions through query: no plaintext file, no key from SQL text, the database opens")
+    func smuggledSQLThroughQuery() throws {
+        let folder = try TemporaryDirectory()
+        let db = folder.file("q.db")
+        try makeDatabase(db)
+        let scripts = [
+            "CREATE TABLE zz(x); CREATE TEMP TABLE zz(x); PRAGMA writable_schema=ON; "
+                + "UPDATE temp.sqlite_master SET sql='ATTACH ''\(folder.path)/plain.db'' AS p KEY ''''' WHERE name='zz'; "
+                + "CREATE TABLE d(a, b DEFAULT (sqlcipher_export('main','temp'))); INSERT INTO d(a) VALUES(1); "
+                + "CREATE TABLE p.leak AS SELECT * FROM t",
+            "CREATE TEMP TABLE yy(x); PRAGMA writable_schema=ON; UPDATE temp.sqlite_master SET "
+                + "sql='ATTACH ''\(folder.path)/keyed.db'' AS k KEY ''some text''' WHERE name='yy'; "
+                + "CREATE TABLE e(a, b DEFAULT (sqlcipher_export('main','temp'))); INSERT INTO e(a) VALUES(1)",
+            "PRAGMA writable_schema=ON; UPDATE sqlite_master SET sql='CREATE TABLE t(' WHERE name='t'",
+        ]
+        for script in scripts {
+            // The whole script in one run (as the issue ran it), then each statement in a run of its own: a refusal
+            // must not hide what the next statement would do.
+            for statement in [script] + script.split(separator: ";").map(String.init) {
+                _ = try cli(["query", db, statement, "--key-env", "K"], environment: ["K": Self.passphrase])
+            }
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0 != "q.db" }
+        #expect(files.isEmpty, "\(files)")
+        let check = try cli(["check", db, "--key-env", "K"], environment: ["K": Self.passphrase])
+        #expect(check.status == 0, "\(check)")
+        let read = try cli(["query", db, "SELECT count(*) FROM t", "--key-env", "K", "--format", "csv"],
+                           environment: ["K": Self.passphrase])
+        #expect(read.status == 0 && read.stdout.contains("3"), "\(read)")
+    }
+
     @Test("selfcheck reports the engine and proves encryption at rest")
     func selfcheck() throws {
         let result = try cli(["selfcheck"])

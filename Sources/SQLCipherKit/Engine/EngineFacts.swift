@@ -17,7 +17,8 @@ public struct EngineFacts: Sendable, Equatable {
     /// true in facts ``Engine/selfCheck()`` returns, since the check throws otherwise.
     public let encryptsConnections: Bool
     /// SQLCipherKit's local changes compiled into the engine: one-line fixes of engine bugs upstream has not
-    /// fixed yet, by name (for example `fts5-trigram-like-overread`), as the engine records them. Empty for an
+    /// fixed yet, and the `sqlcipher-export-gate` hardening, by name (for example `fts5-trigram-like-overread`), as
+    /// the engine records them. Empty for an
     /// engine built from upstream's source unchanged. `Vendor/sqlcipher.pin` (`PIN_LOCAL_CHANGES`) says why
     /// each one is there and which SQLite releases it applies to; `MANIFEST.json` and the SBOM list them too.
     public let localChanges: [String]

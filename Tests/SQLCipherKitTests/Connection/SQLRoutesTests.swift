@@ -8,17 +8,18 @@ import Glibc
 #endif
 
 /// The guard's missing dimension: *who runs the statement*. `SQLPromisesTests` and the generative spelling test
-/// vary how a refused statement is spelled; here every refused family is carried by every route SQL can take on
-/// the caller's behalf — a trigger, a view, a column DEFAULT, a CHECK constraint, a generated column, a schema
-/// row that SQLCipher's export runs (planted with `writable_schema`), the library's own export running that row,
-/// a progress callback of export, backup and encrypt, a pool's writer — and judged by its effect, not by an
-/// error: afterwards no new file exists but the ones a typed API was asked for (and none holds the marker in
-/// plaintext), the process-wide cipher defaults are unchanged, the temp schema holds no copy, and the database
-/// still opens with its key, holds its rows and passes `cipher_integrity_check` and `integrity_check`.
+/// vary how a refused statement is spelled; here every refused family (those of the spelling test, and a schema
+/// that no longer parses) is carried by every route SQL can take on the caller's behalf — a trigger, a view, a
+/// column DEFAULT, a CHECK constraint, a generated column, an index expression, a schema row that SQLCipher's
+/// export runs (planted with `writable_schema`), the library's own export running such a row, a progress callback
+/// of export, backup and encrypt, a pool's writer — and judged by its effect, not by an error: afterwards no new
+/// file exists but the ones a typed API was asked for (and none holds the marker in plaintext), the process-wide
+/// cipher defaults are unchanged, the temp schema holds no copy, temp_store is not FILE, and the database still
+/// opens with its key, holds its rows and passes `cipher_integrity_check` and `integrity_check`.
 ///
-/// Seen failing on the guard before issue 33 (the three reproductions of that issue are the `exportSchemaRow`
-/// route with `attachEmptyKey` and `attachTextKey`, the `exportProgress` route with `attachEmptyKey` and
-/// `cipherDefault`, and `sqlText` with `writableSchemaBrick`).
+/// Seen failing on the guard before issue 33 (its three reproductions are the `exportSchemaRow` and
+/// `columnDefault` routes with `attachEmptyKey` and `attachTextKey`, the `exportProgress` route with
+/// `attachEmptyKey` and `cipherDefault`, and `sqlText` with `writableSchemaBrick`).
 @Suite("SQL routes: refused, or without effect, whoever runs the statement")
 struct SQLRoutesTests {
     /// A refused family: one statement the caller's SQL tries to have run.
@@ -35,6 +36,14 @@ struct SQLRoutesTests {
         case writableSchemaBrick
         /// The whole database copied into another schema.
         case exportToTemp
+        /// A cipher setting of the open database (its pages would no longer read).
+        case cipherSetting
+        /// `page_size` on the keyed main database, which SQLCipher applies as `cipher_page_size`.
+        case pageSize
+        /// Temporary files, which SQLCipher does not encrypt.
+        case tempStoreFile
+        /// A `VACUUM INTO` copy keyed from a URI (an empty `key=` writes it in plaintext).
+        case vacuumIntoKeyedURI
 
         var testDescription: String { rawValue }
 
@@ -54,6 +63,14 @@ struct SQLRoutesTests {
                  "PRAGMA writable_schema = OFF"]
             case .exportToTemp:
                 ["SELECT sqlcipher_export('temp')"]
+            case .cipherSetting:
+                ["PRAGMA cipher_use_hmac = OFF", "PRAGMA cipher_page_size = 1024"]
+            case .pageSize:
+                ["PRAGMA main.page_size = 1024", "VACUUM"]
+            case .tempStoreFile:
+                ["PRAGMA temp_store = FILE"]
+            case .vacuumIntoKeyedURI:
+                ["VACUUM INTO 'file:{dir}/vacuumed.db?key='"]
             }
         }
 
@@ -79,6 +96,9 @@ struct SQLRoutesTests {
         // The connection: no copy in temp, still reading its rows.
         #expect(try scene.db.scalar(Int.self, "SELECT count(*) FROM temp.sqlite_schema WHERE name = 't'") == 0,
                 "the export copied the database into temp")
+        #expect(try scene.db.scalar(Int.self, "PRAGMA temp_store") != 1, "temp_store is FILE")
+        #expect(try scene.db.scalar(Int.self, "SELECT count(*) FROM t") == SQLPromisesTests.Scene.rowCount,
+                "the open connection no longer reads its rows")
         let files = try FileManager.default.contentsOfDirectory(atPath: scene.folder.path)
             .filter { !$0.hasPrefix("main.db") }.sorted()
         #expect(files == asked.sorted(), "files written: \(files), asked for through a typed API: \(asked)")

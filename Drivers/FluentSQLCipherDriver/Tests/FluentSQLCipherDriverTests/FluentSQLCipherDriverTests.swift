@@ -98,6 +98,33 @@ struct FluentSQLCipherDriverTests {
         #expect((syntax as? any DatabaseError)?.isSyntaxError == true)
     }
 
+    @Test("issue 33's reproductions through raw SQL: no plaintext file, no key from SQL text, the database opens")
+    func smuggledRawSQL() async throws {
+        let fixture = try Fixture()
+        try await fixture.migrate()
+        try await Author(name: "Marker").create(on: fixture.db)
+        let sql = fixture.db as! any SQLDatabase
+        let folder = fixture.folder.path
+        let statements = [
+            "CREATE TABLE zz(x)", "CREATE TEMP TABLE zz(x)", "PRAGMA writable_schema=ON",
+            "UPDATE temp.sqlite_master SET sql='ATTACH ''\(folder)/plain.db'' AS p KEY ''''' WHERE name='zz'",
+            "CREATE TABLE d(a, b DEFAULT (sqlcipher_export('main','temp')))", "INSERT INTO d(a) VALUES(1)",
+            "CREATE TABLE p.leak AS SELECT * FROM authors",
+            "UPDATE temp.sqlite_master SET sql='ATTACH ''\(folder)/keyed.db'' AS k KEY ''some text''' WHERE name='zz'",
+            "INSERT INTO d(a) VALUES(2)",
+            "UPDATE sqlite_master SET sql='CREATE TABLE authors(' WHERE name='authors'",
+        ]
+        for statement in statements {
+            // Each on its own: a refusal of one must not hide what the next would do.
+            _ = try? await sql.raw(SQLQueryString(statement)).run()
+        }
+        await fixture.databases.shutdownAsync()
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { !$0.hasPrefix("app.db") }
+        #expect(files.isEmpty, "\(files)")
+        let reopened = try SQLCipherKit.Database(path: fixture.path, key: .passphrase("driver tests"), mode: .readOnly)
+        #expect(try reopened.scalar(String.self, "SELECT name FROM authors") == "Marker")
+    }
+
     @Test("a transaction holds the writer across its awaits; one inside it joins it; a throw rolls both back")
     func transactions() async throws {
         let fixture = try Fixture()
