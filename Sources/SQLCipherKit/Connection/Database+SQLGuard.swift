@@ -67,12 +67,17 @@ extension Database {
 
     /// Runs caller-provided code (a progress closure) from inside a library operation: every SQL it runs on this
     /// connection meets the whole guard, and the engine's attachments stay closed, wherever it is called from.
+    /// Called from inside one of this connection's steps (a progress handler), it may run no SQL on it at all
+    /// (``requireNotInsideStep()``): SQLite forbids it, and the step may have the engine's defenses down.
     func callingUserCode<Result>(_ body: () throws -> Result) rethrows -> Result {
+        let insideStep = sqlGuard.steppingDepth > 0
         sqlGuard.userCodeDepth += 1
+        if insideStep { userCodeInsideStep += 1 }
         let reopen = sqlGuard.attachmentOpen
         if reopen { sqlGuard.closeAttachments() }
         defer {
             sqlGuard.userCodeDepth -= 1
+            if insideStep { userCodeInsideStep -= 1 }
             if reopen { sqlGuard.openAttachment() }
         }
         return try body()

@@ -52,10 +52,27 @@ public final class Database {
     // confined to one thread at a time.
     @exclusivity(unchecked)
     var isCancelled: (() -> Bool)? {
-        didSet { checksCancellation = isCancelled != nil }
+        didSet { checksCancellation = isCancelled != nil || userCodeInsideStep > 0 }
     }
 
-    /// Whether ``isCancelled`` is set: what every step reads (a Bool, not a closure to copy and release).
+    /// Greater than zero while caller code (a progress closure) runs inside one of this connection's steps: SQLite
+    /// forbids touching a connection from inside its own step, and there the engine's defenses may be down (an
+    /// export turns `writable_schema` on for its run), so every statement is refused then (``requireNotInsideStep()``).
+    var userCodeInsideStep = 0 {
+        didSet { checksCancellation = isCancelled != nil || userCodeInsideStep > 0 }
+    }
+
+    /// Throws ``SQLCipherError/Kind/misuse`` while caller code runs inside one of this connection's steps.
+    func requireNotInsideStep() throws(SQLCipherError) {
+        guard userCodeInsideStep == 0 else {
+            throw .api(.misuse, "a progress callback may not run SQL on the connection whose operation is reporting: "
+                + "SQLite forbids using a connection from inside its own running statement. Use another connection, "
+                + "or run the SQL after the operation returns", path: path)
+        }
+    }
+
+    /// Whether ``isCancelled`` is set, or caller code runs inside a step: what every step reads (a Bool, not a
+    /// closure to copy and release).
     @usableFromInline @exclusivity(unchecked)
     private(set) var checksCancellation = false
 

@@ -12,7 +12,9 @@ extension Database {
     /// - Parameters:
     ///   - replacing: Whether an existing file at `targetPath` may be replaced (atomically, once the copy is
     ///     complete). Default: false.
-    ///   - progress: Called now and then with the fraction of the copy written so far (0...1).
+    ///   - progress: Called now and then with the fraction of the copy written so far (0...1). While the copy
+    ///     runs it may not use this connection (SQLite forbids it, and the statement throws
+    ///     ``SQLCipherError/Kind/misuse``); its last call, with 1, comes after the copy, under the whole SQL guard.
     /// - Throws: ``SQLCipherError/Kind/invalidArgument`` when `targetPath` exists and `replacing` is false;
     ///   any error of the copy (nothing is left behind then).
     public func export(to targetPath: String, key: Key?, cipher: CipherSettings = CipherSettings(),

@@ -108,6 +108,7 @@ extension Statement {
     @usableFromInline
     func checkedStep() throws(SQLCipherError) -> Bool {
         try requireOpen()
+        try database.requireNotInsideStep()
         try database.checkCancellation()
         isStepped = true
         // SQL that SQLite compiles during the step is its own (see SQLGuard.steppingDepth).

@@ -124,6 +124,7 @@ public final class Statement {
     private static func compile(_ sql: Substring, database: Database) throws(SQLCipherError)
         -> (handle: OpaquePointer?, consumed: Int) {
         let db = try database.requireOpenHandle()
+        try database.requireNotInsideStep()
         var statement: OpaquePointer?
         var consumed = 0
         let text = String(sql)

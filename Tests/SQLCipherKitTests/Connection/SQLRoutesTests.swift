@@ -91,7 +91,7 @@ struct SQLRoutesTests {
     @Test("Refused or without effect", arguments: Payload.allCases, Route.allCases)
     func refusedOrWithoutEffect(payload: Payload, route: Route) throws {
         let scene = try SQLPromisesTests.Scene()
-        let defaults = try Self.cipherDefaults()
+        #expect(try Self.cipherDefaults() == Self.sqlcipher4Defaults, "a process-wide cipher default had changed")
         let asked = try Self.run(payload, through: route, scene: scene)
         // The connection: no copy in temp, still reading its rows.
         #expect(try scene.db.scalar(Int.self, "SELECT count(*) FROM temp.sqlite_schema WHERE name = 't'") == 0,
@@ -104,7 +104,7 @@ struct SQLRoutesTests {
         #expect(files == asked.sorted(), "files written: \(files), asked for through a typed API: \(asked)")
         let findings = try scene.closeAndScan()
         #expect(findings.isEmpty, "plaintext marker in \(findings)")
-        #expect(try Self.cipherDefaults() == defaults, "a process-wide cipher default changed")
+        #expect(try Self.cipherDefaults() == Self.sqlcipher4Defaults, "a process-wide cipher default changed")
         // The database opens with its key, holds its rows, and checks out.
         let reopened = try Database(path: scene.folder.file("main.db"), key: scene.key, mode: .readOnly)
         #expect(try reopened.scalar(Int.self, "SELECT count(*) FROM t") == SQLPromisesTests.Scene.rowCount)
@@ -134,21 +134,21 @@ struct SQLRoutesTests {
                     + "INSERT INTO e(a) VALUES(1)",
                 "PRAGMA writable_schema=ON; UPDATE sqlite_master SET sql='CREATE TABLE t(' WHERE name='t'",
             ]
-            for script in scripts {
-                // Each statement on its own: a refusal of one must not hide the effect of the next.
-                for statement in script.split(separator: ";").map(String.init) {
-                    switch kind {
-                    case "Database":
-                        let db = try Database(path: path, key: key)
-                        _ = try? db.execute(statement)
-                    case "DatabasePool":
-                        try Self.poolWrite(statement, path: path, key: key)
-                    default:
-                        let pool = try DatabasePool(path: path, key: key)
-                        _ = try? await pool.write { try $0.execute(statement) }
-                        pool.close()
-                    }
-                }
+            // One connection (or pool) for all of them, as an attacker would have it: the temporary table and
+            // writable_schema must live on into the next statement. Each statement on its own, so that a refusal of
+            // one does not hide the effect of the next.
+            let statements = scripts.flatMap { $0.split(separator: ";").map(String.init) }
+            switch kind {
+            case "Database":
+                let db = try Database(path: path, key: key)
+                for statement in statements { _ = try? db.execute(statement) }
+                db.close()
+            case "DatabasePool":
+                try Self.poolWrite(statements, path: path, key: key)
+            default:
+                let pool = try DatabasePool(path: path, key: key)
+                for statement in statements { _ = try? await pool.write { try $0.execute(statement) } }
+                pool.close()
             }
             let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasPrefix("main.db") }
             #expect(files.isEmpty, "\(kind): \(files)")
@@ -157,11 +157,39 @@ struct SQLRoutesTests {
         }
     }
 
-    /// `statement` on a pool's writer, synchronously.
-    static func poolWrite(_ statement: String, path: String, key: Key) throws {
+    /// `statements` on one pool's writer, each in a write of its own, synchronously.
+    static func poolWrite(_ statements: [String], path: String, key: Key) throws {
         let pool = try DatabasePool(path: path, key: key)
-        _ = try? pool.write { (db: Database) throws -> Void in try db.execute(statement) }
+        for statement in statements {
+            _ = try? pool.write { (db: Database) throws -> Void in try db.execute(statement) }
+        }
         pool.close()
+    }
+
+    @Test("A progress callback inside the export's step runs no SQL on that connection; after it returns, SQL runs")
+    func progressInsideStepRunsNoSQL() throws {
+        let scene = try SQLPromisesTests.Scene()
+        // Enough rows that the export's progress handler fires while sqlcipher_export steps.
+        try scene.db.execute("CREATE TABLE bulk(y); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n "
+            + "WHERE i < 100000) INSERT INTO bulk SELECT printf('%0120d', i) FROM n")
+        var insideStep: [SQLCipherError.Kind?] = []
+        var atEnd: SQLCipherError.Kind?? = .none
+        try scene.db.export(to: scene.folder.file("exported.db"), key: scene.key) { fraction in
+            // Mid-export, writable_schema is on (SQLCipher's export sets it): this would leave a schema that never
+            // parses again, were it run.
+            let error = thrownError {
+                try scene.db.execute("UPDATE sqlite_master SET sql = 'CREATE TABLE t(' WHERE name = 't'")
+            }
+            if fraction < 1 { insideStep.append(error?.kind) } else { atEnd = .some(error?.kind) }
+        }
+        #expect(!insideStep.isEmpty, "the progress handler never fired during the export: grow the table")
+        #expect(insideStep.allSatisfy { $0 == .misuse }, "\(insideStep)")
+        // After the export returned, the statement meets the guard and the defensive connection: it changes nothing.
+        #expect(atEnd != nil)
+        scene.db.close()
+        let reopened = try Database(path: scene.folder.file("main.db"), key: scene.key, mode: .readOnly)
+        #expect(try reopened.textValue("PRAGMA integrity_check") == "ok")
+        #expect(try reopened.scalar(Int.self, "SELECT count(*) FROM t") == SQLPromisesTests.Scene.rowCount)
     }
 
     @Test("A schema row that is no CREATE statement is refused before anything is written")
@@ -207,11 +235,19 @@ struct SQLRoutesTests {
             plantRow()
             return "sqlcipher_export('main', 'temp')"
         }
+        /// A table large enough that an export's progress handler fires while `sqlcipher_export` steps (every
+        /// 100,000 instructions), so a callback runs inside the export, where SQLCipher has writable_schema on.
+        func growForCallbacks() {
+            attempt(["CREATE TABLE bulk(y)", "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n "
+                     + "WHERE i < 100000) INSERT INTO bulk SELECT printf('%0120d', i) FROM n"])
+        }
         var asked: [String] = []
         var once = true
-        let callback: (Double) -> Void = { _ in
-            guard once else { return }
-            once = false
+        // The first report (inside the export's step when the table is large) and the last (after it).
+        var reports = 0
+        let callback: (Double) -> Void = { fraction in
+            reports += 1
+            guard reports == 1 || fraction >= 1 else { return }
             attempt(payload.statements)
         }
         switch route {
@@ -252,6 +288,7 @@ struct SQLRoutesTests {
             asked.append("exported.db")
             if (try? db.export(to: scene.folder.file("exported.db"), key: scene.key)) == nil { asked.removeAll() }
         case .exportProgress:
+            growForCallbacks()
             asked.append("exported.db")
             if (try? db.export(to: scene.folder.file("exported.db"), key: scene.key, progress: callback)) == nil {
                 asked.removeAll()
@@ -277,6 +314,10 @@ struct SQLRoutesTests {
         }
         return asked
     }
+
+    /// SQLCipher 4's process-wide defaults, as `cipherDefaults()` reads them. Fixed values, not a snapshot: the
+    /// cases run in parallel in one process, and a snapshot taken after another case changed a default would hide it.
+    static let sqlcipher4Defaults: [String?] = ["256000", "4096", "1", "0"]
 
     /// Process-wide cipher defaults, read on a fresh connection.
     static func cipherDefaults() throws -> [String?] {
