@@ -192,6 +192,35 @@ struct SQLRoutesTests {
         #expect(try reopened.scalar(Int.self, "SELECT count(*) FROM t") == SQLPromisesTests.Scene.rowCount)
     }
 
+    @Test("encrypt refuses a file whose schema row holds more than its CREATE statement, and writes nothing")
+    func encryptRefusesForeignSchemaRows() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("foreign.db")
+        // Written by another SQLite (Python's), whose connection is not defensive: a row SQLite still loads (it
+        // parses the first statement), followed by an ATTACH that SQLCipher's export would have been handed.
+        let script = """
+            import sqlite3, sys
+            con = sqlite3.connect(sys.argv[1])
+            con.execute("CREATE TABLE t(a)")
+            con.execute("INSERT INTO t VALUES ('foreign-row')")
+            con.execute("PRAGMA writable_schema = ON")
+            con.execute("UPDATE sqlite_master SET sql = ? WHERE name = 't'",
+                        ("CREATE TABLE t(a); ATTACH '" + sys.argv[2] + "' AS y KEY ''",))
+            con.commit()
+            con.close()
+            """
+        let made = try runProcess("/usr/bin/env", ["python3", "-c", script, path, folder.file("attached.db")])
+        #expect(made.status == 0, "\(made)")
+        let before = try contents(of: path)
+        let error = thrownError { try Database.encrypt(path: path, key: .passphrase("foreign")) }
+        #expect(error?.kind == .misuse, "\(String(describing: error))")
+        #expect(error?.message.contains("schema row of table 't' holds more than one statement") == true,
+                "\(String(describing: error))")
+        #expect(try contents(of: path) == before, "the source changed")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(files == ["foreign.db"], "\(files)")
+    }
+
     @Test("A schema row that is no CREATE statement is refused before anything is written")
     func untrustedSchemaRows() throws {
         for (type, sql) in [("table", "CREATE TABLE t(a); ATTACH 'x' AS y"), ("view", "CREATE TABLE v(a)"),
