@@ -57,6 +57,8 @@ missing_packages() {
     command -v strace >/dev/null || echo strace
     # systemd-analyze verify checks the example unit (CLITests/SystemdExampleTests); no running systemd is needed.
     command -v systemd-analyze >/dev/null || echo systemd
+    # The same test runs the unit's Exec lines under its SystemCallFilter= with libseccomp (Tests/Support/seccomp).
+    [ -e /usr/include/seccomp.h ] || echo libseccomp-dev
 }
 
 check_prerequisites() {

@@ -30,6 +30,8 @@ struct SystemdExampleTests {
         #expect(value("NoNewPrivileges") == "yes" && value("ProtectSystem") == "strict")
         #expect(value("StateDirectory") == "app app-backup" && value("CapabilityBoundingSet") == "")
         #expect(value("PrivateNetwork") == "yes" && value("UMask") == "0077")
+        // A crash must not dump the key: no core files (ThreatModel.md).
+        #expect(value("LimitCORE") == "0")
         let analyze = try #require(["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first {
             FileManager.default.isExecutableFile(atPath: $0)
         }, "systemd-analyze is missing: install systemd (apt-get install systemd; the test command's build does)")
@@ -47,6 +49,50 @@ struct SystemdExampleTests {
                                       mergingStandardError: true, timeout: 120)
         let exposure = security.stdout.split(separator: "\n").last { $0.contains("Overall exposure level") }
         print("SYSTEMD example: systemd-analyze verify clean; \(exposure.map(String.init) ?? security.tail)")
+    }
+
+    /// The unit's sandbox as systemd applies it before exec, for a command: run as an unprivileged user (the
+    /// unit's `User=`; uid and gid 65534 when the tests run as root), under its `UMask=`, `NoNewPrivileges=yes` and
+    /// `SystemCallFilter=` (seccomp with SIGSYS as default action: Tests/Support/seccomp/unit-filter.c, the allow
+    /// list from systemd-analyze's own groups by unit_syscalls.py). Returns the words to put before the command.
+    static func sandbox(in scratch: TemporaryDirectory) throws -> [String] {
+        let support = Repository.path("Tests/Support/seccomp")
+        let filter = scratch.file("unit-filter")
+        let compiled = try runProcess("/usr/bin/env", ["cc", "-O2", "-o", filter, support + "/unit-filter.c", "-lseccomp"],
+                                      mergingStandardError: true, timeout: 120)
+        #expect(compiled.status == 0, "cc unit-filter.c -lseccomp (Debian's libseccomp-dev; the test command installs it): \(compiled)")
+        let listed = try runProcess("/usr/bin/env", ["python3", support + "/unit_syscalls.py", unit], timeout: 60)
+        #expect(listed.status == 0, "\(listed)")
+        let allowed = listed.stdout.split(separator: "\n")
+        // The unit's filter: systemd's service set, without the privileged and resource calls.
+        #expect(allowed.count > 300 && allowed.contains("read") && !allowed.contains("setpriority")
+                && !allowed.contains("fchown"), "\(allowed.count) calls")
+        try writeFile(scratch.file("allowed.txt"), listed.stdout)
+        let umask = try #require(settings().first { $0.key == "UMask" }?.value)
+        // The unit's user must reach what it runs: the scratch folder becomes its own (a clone's folder may be
+        // closed to other users), and the CLI is copied into it.
+        let cli = scratch.file("sqlcipherkit")
+        try FileManager.default.copyItem(atPath: CLI.executable, toPath: cli)
+        guard geteuid() == 0 else { return [filter, scratch.file("allowed.txt"), umask, cli] }
+        #expect(chown(scratch.path, 65534, 65534) == 0)
+        return ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", filter,
+                scratch.file("allowed.txt"), umask, cli]
+    }
+
+    /// `sandbox` without the CLI at its end, for another command.
+    static func sandboxPrefix(_ sandbox: [String]) -> [String] { Array(sandbox.dropLast()) }
+
+    @Test("the unit's sandbox is applied for real: a command that makes a forbidden system call dies with SIGSYS")
+    func sandboxControl() throws {
+        let scratch = try TemporaryDirectory()
+        let sandbox = try Self.sandbox(in: scratch)
+        // setpriority is in @resources, which the unit takes out of its filter.
+        let prefix = Self.sandboxPrefix(sandbox)
+        let forbidden = try runProcess(prefix[0], Array(prefix.dropFirst()) + ["/usr/bin/nice", "-n", "5", "/bin/true"],
+                                       timeout: 60)
+        #expect(forbidden.status != 0, "nice ran under the unit's filter: \(forbidden)")
+        let allowed = try runProcess(prefix[0], Array(prefix.dropFirst()) + ["/bin/true"], timeout: 60)
+        #expect(allowed.status == 0, "\(allowed)")
     }
 
     @Test("the unit's ExecStartPre/ExecStart/ExecStartPost run with the credential as systemd would give it")
@@ -67,10 +113,21 @@ struct SystemdExampleTests {
         #expect(chmod(credentials + "/db-key", 0o400) == 0)
         // The application's live database.
         let marker = "systemd-example-marker-\(UUID().uuidString)"
+        let created = try Database(path: state + "/app/app.db", key: .rawKey(hex: Array(hex.utf8)))
+        _ = try created.setJournalMode(.wal)
+        try created.execute("CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT)")
+        created.close()
+        // The service's user owns its state and its credential, as systemd arranges (`User=app`); run as root, the
+        // tests give them to uid 65534, and SQLite gives the live connection's -wal and -shm to the file's owner.
+        if geteuid() == 0 {
+            for path in [root.path, state, state + "/app", state + "/app-backup", state + "/app/app.db",
+                         root.file("credentials"), credentials, credentials + "/db-key"] {
+                #expect(chown(path, 65534, 65534) == 0, "chown \(path)")
+            }
+        }
         let live = try Database(path: state + "/app/app.db", key: .rawKey(hex: Array(hex.utf8)))
-        _ = try live.setJournalMode(.wal)
-        try live.execute("CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT)")
         try live.execute("INSERT INTO note(body) VALUES (?), (?)", [marker, marker])
+        let sandbox = try Self.sandbox(in: root)
 
         let commands = try Self.settings().filter { ["ExecStartPre", "ExecStart", "ExecStartPost"].contains($0.key) }
         #expect(commands.map(\.key) == ["ExecStartPre", "ExecStart", "ExecStartPost"])
@@ -81,8 +138,10 @@ struct SystemdExampleTests {
             let words = line.split(separator: " ").map { $0.replacingOccurrences(of: "%S", with: state) }
             #expect(words.first == Self.installedCLI, "\(key)")
             #expect(!words.joined().localizedCaseInsensitiveContains(hex))
-            let result = try runProcess(CLI.executable, Array(words.dropFirst()), environment: environment, timeout: 120)
-            #expect(result.status == 0, "\(key)=\(line): \(result)")
+            // Under the unit's own sandbox: its user, umask, NoNewPrivileges and system call filter.
+            let result = try runProcess(sandbox[0], Array(sandbox.dropFirst()) + words.dropFirst(),
+                                        environment: environment, timeout: 120)
+            #expect(result.status == 0, "\(key)=\(line) under the unit's sandbox (159: killed by SIGSYS): \(result)")
             #expect(!result.output.localizedCaseInsensitiveContains(hex), "\(key) printed the key")
         }
         // The live connection stayed open throughout (the application), with its WAL: the copy has both rows.

@@ -1,4 +1,3 @@
-import Dispatch
 import SQLCipherKit
 
 #if canImport(Glibc)
@@ -8,24 +7,43 @@ import Glibc
 /// Ctrl-C and SIGTERM interrupt the running statement instead of killing the process, so the library's cleanup
 /// runs: a half-written temporary file is removed, a transaction rolls back. The command then fails with
 /// "interrupted".
+///
+/// The signals are taken by one thread of our own that waits for them with `sigwait`, started with
+/// `pthread_create`: no Dispatch. A Dispatch signal source runs on a global queue, whose worker threads set their
+/// priority with `setpriority`, a system call of systemd's `@resources` group, which the example unit's
+/// `SystemCallFilter=~@privileged @resources` forbids: the service was killed with SIGSYS (issue 34).
 enum Interruption {
-    /// Keeps the signal sources alive (a released source stops delivering).
-    ///
-    /// `nonisolated(unsafe)` is safe because of how it is used: only ``route(to:)`` touches it, which a command
-    /// calls from the main thread (ArgumentParser runs `run()` there, synchronously) and at most once per
-    /// process, before the long operation starts; the signal handlers never read it. Nothing else can reach it
-    /// (`private`), so there is never a concurrent access.
-    private nonisolated(unsafe) static var sources: [DispatchSourceSignal] = []
+    /// The handle the waiting thread interrupts. Written once, by ``route(to:)`` on the main thread, before the
+    /// thread that reads it is created (`pthread_create` orders the write before everything the new thread does).
+    private nonisolated(unsafe) static var handle: InterruptHandle?
 
     /// Routes SIGINT and SIGTERM to `handle` for the rest of the process. Call once, from the main thread,
-    /// before the long operation starts.
+    /// before the long operation starts (and before any other thread is created, so that every thread inherits
+    /// the blocked signals and only the waiting thread takes them).
     static func route(to handle: InterruptHandle) {
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { handle.interrupt() }
-            source.resume()
-            sources.append(source)
+        guard self.handle == nil else { return }
+        self.handle = handle
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        var thread = pthread_t()
+        let created = pthread_create(&thread, nil, { _ in
+            var signals = sigset_t()
+            sigemptyset(&signals)
+            sigaddset(&signals, SIGINT)
+            sigaddset(&signals, SIGTERM)
+            while true {
+                var received: Int32 = 0
+                if sigwait(&signals, &received) == 0 { Interruption.handle?.interrupt() }
+            }
+        }, nil)
+        if created == 0 {
+            pthread_detach(thread)
+        } else {
+            // No waiting thread: let the signals end the process as before rather than be ignored.
+            pthread_sigmask(SIG_UNBLOCK, &signals, nil)
         }
     }
 }
