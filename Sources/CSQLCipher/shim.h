@@ -43,4 +43,9 @@ static inline int sqlcipherkit_db_config_flag(sqlite3 *db, int option, int value
     return sqlite3_db_config(db, option, value, current);
 }
 
+// prctl is variadic too: whether the process may dump core (PR_SET_DUMPABLE / PR_GET_DUMPABLE), for CoreDumps.
+#include <sys/prctl.h>
+static inline int sqlcipherkit_set_dumpable(int dumpable) { return prctl(PR_SET_DUMPABLE, dumpable, 0, 0, 0); }
+static inline int sqlcipherkit_get_dumpable(void) { return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0); }
+
 #endif

@@ -28,4 +28,16 @@ struct SQLCipherKitCommand: ParsableCommand {
         subcommands: [SelfCheck.self, Check.self, Encrypt.self, Decrypt.self, Rekey.self, Migrate.self, Backup.self,
                       Info.self, Query.self]
     )
+
+    /// Before anything else, and so before any key is read: no core file may hold a key (a crash, or SIGABRT
+    /// mid-backup, dumped both keys), and no other process of this user may read this one's memory.
+    static func main() {
+        do {
+            try CoreDumps.disable()
+        } catch {
+            _ = StandardError.write("sqlcipherkit: \(error.message)\n")
+            exit(withError: ExitCode(ExitStatus.failure.rawValue))
+        }
+        main(nil)
+    }
 }

@@ -83,6 +83,73 @@ struct CLITests {
         #expect(read.status == 0 && read.stdout.contains("3"), "\(read)")
     }
 
+    /// Runs `argv[2...]` in the folder `argv[1]` as a process that can dump core: core size unlimited, no signal
+    /// blocked or ignored (the test runner's children inherit a mask that blocks SIGABRT).
+    static let crashable = """
+        import os, resource, signal, sys
+        resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+        signal.pthread_sigmask(signal.SIG_SETMASK, [])
+        signal.signal(signal.SIGABRT, signal.SIG_DFL)
+        os.chdir(sys.argv[1])
+        os.execv(sys.argv[2], sys.argv[2:])
+        """
+
+    @Test("a crash in the middle of a command leaves no key in a core file (the tool is non-dumpable before it reads one)")
+    func crashDumpsNoKey() throws {
+        let folder = try TemporaryDirectory()
+        func cores(in directory: String) -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasPrefix("core") }
+                .map { directory + "/" + $0 }
+        }
+        // Control: this machine writes core files where a crashing process stands, and the scan finds a string
+        // that was in its memory.
+        let control = folder.file("control")
+        try FileManager.default.createDirectory(atPath: control, withIntermediateDirectories: true)
+        let marker = "core-control-\(UUID().uuidString)"
+        _ = try runProcess("/usr/bin/env", ["python3", "-c", Self.crashable, control, "/bin/bash", "-c",
+                                            "M=\"$1\"; kill -ABRT $$", "bash", marker], timeout: 60)
+        let controlCores = cores(in: control)
+        let pattern = (try? String(contentsOfFile: "/proc/sys/kernel/core_pattern", encoding: .utf8)) ?? "?"
+        let explanation = "no core holding the marker from a crashed shell (kernel.core_pattern: \(pattern)): "
+            + "this machine cannot show the test failing"
+        #expect(controlCores.contains { (try? contents(of: $0))?.range(of: Data(marker.utf8)) != nil },
+                Comment(rawValue: explanation))
+
+        // The tool, with a passphrase from a key file, crashed by SIGABRT in the middle of a long query.
+        let db = folder.file("crash.db"), keyFile = folder.file("key.txt")
+        try makeDatabase(db)
+        try writeFile(keyFile, Self.passphrase + "\n")
+        #expect(chmod(keyFile, 0o600) == 0)
+        let work = folder.file("work")
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", Self.crashable, work, CLI.executable, "query", db,
+                             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000000000) "
+                                + "SELECT count(*) FROM n, t", "--key-file", keyFile]
+        var environment = ProcessInfo.processInfo.environment
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        Thread.sleep(forTimeInterval: 1.5)
+        let wasRunning = process.isRunning
+        kill(process.processIdentifier, SIGABRT)
+        for _ in 0..<100 where process.isRunning { Thread.sleep(forTimeInterval: 0.1) }
+        let endedByAbort = !process.isRunning
+        if !endedByAbort { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        #expect(endedByAbort, "SIGABRT did not end the tool within 10 s")
+        #expect(wasRunning, "the query ended before the crash: make it longer")
+        #expect(process.terminationReason == .uncaughtSignal, "the tool was not crashed")
+        for core in cores(in: work) {
+            let bytes = try contents(of: core)
+            #expect(bytes.range(of: Data(Self.passphrase.utf8)) == nil, "\(core) holds the passphrase")
+        }
+        #expect(cores(in: work).isEmpty, "the non-dumpable tool wrote a core: \(cores(in: work))")
+    }
+
     @Test("selfcheck reports the engine and proves encryption at rest")
     func selfcheck() throws {
         let result = try cli(["selfcheck"])

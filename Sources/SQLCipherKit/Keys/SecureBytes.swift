@@ -6,16 +6,27 @@ import Synchronization
 /// Key material in memory that this process owns and wipes.
 ///
 /// The bytes live in one heap allocation that nothing else aliases; when the last reference goes away they are
-/// overwritten with zeros (by a call the optimiser may not drop) before the memory is freed. The storage is
-/// immutable after creation, which is what makes sharing it across threads safe.
+/// overwritten with zeros (by a call the optimiser may not drop) before the memory is freed. The allocation is
+/// whole pages, excluded from core dumps (`MADV_DONTDUMP`) while it holds a key. The storage is immutable after
+/// creation, which is what makes sharing it across threads safe.
 final class SecureBytes: @unchecked Sendable {
     private let storage: UnsafeMutableRawBufferPointer
 
+    /// Whole pages for `count` bytes and one more (so an empty key still owns a distinct, valid allocation),
+    /// page-aligned, zeroed and excluded from core dumps.
+    private static func allocatePages(for count: Int) -> UnsafeMutableRawBufferPointer {
+        let page = max(4096, Int(sysconf(Int32(_SC_PAGESIZE))))
+        let size = (count + 1 + page - 1) / page * page
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: page)
+        storage.initializeMemory(as: UInt8.self, repeating: 0)
+        // Where the kernel refuses (not expected), the key is still wiped; only the core exclusion is lost.
+        _ = madvise(storage.baseAddress, size, MADV_DONTDUMP)
+        return storage
+    }
+
     /// Copies `bytes` into fresh storage.
     init(copying bytes: UnsafeRawBufferPointer) {
-        // One byte more than needed, so an empty key still owns a distinct, valid allocation.
-        storage = .allocate(byteCount: bytes.count + 1, alignment: 16)
-        storage.initializeMemory(as: UInt8.self, repeating: 0)
+        storage = SecureBytes.allocatePages(for: bytes.count)
         if let base = bytes.baseAddress, bytes.count > 0 {
             storage.baseAddress!.copyMemory(from: base, byteCount: bytes.count)
         }
@@ -24,8 +35,7 @@ final class SecureBytes: @unchecked Sendable {
 
     /// Creates storage of `count` bytes that `fill` writes in place, so no intermediate copy exists.
     init(count: Int, fill: (UnsafeMutableRawBufferPointer) -> Void) {
-        storage = .allocate(byteCount: count + 1, alignment: 16)
-        storage.initializeMemory(as: UInt8.self, repeating: 0)
+        storage = SecureBytes.allocatePages(for: count)
         self.count = count
         fill(UnsafeMutableRawBufferPointer(rebasing: storage[0..<count]))
     }
@@ -43,6 +53,8 @@ final class SecureBytes: @unchecked Sendable {
         #if DEBUG
         SecureBytes.wipeObserver.withLock { $0?(UnsafeRawBufferPointer(storage)) }
         #endif
+        // The pages go back to the allocator as ordinary memory.
+        _ = madvise(storage.baseAddress, storage.count, MADV_DODUMP)
         storage.deallocate()
     }
 
