@@ -51,7 +51,8 @@ final class SecureBytes: @unchecked Sendable {
     deinit {
         SecureBytes.wipe(storage)
         #if DEBUG
-        SecureBytes.wipeObserver.withLock { $0?(UnsafeRawBufferPointer(storage)) }
+        // The key and its spare byte (the whole allocation is wiped; a test finds its key by this length).
+        SecureBytes.wipeObserver.withLock { $0?(UnsafeRawBufferPointer(rebasing: storage[0..<(count + 1)])) }
         #endif
         // The pages go back to the allocator as ordinary memory.
         _ = madvise(storage.baseAddress, storage.count, MADV_DODUMP)
