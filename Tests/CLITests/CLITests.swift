@@ -150,6 +150,68 @@ struct CLITests {
         #expect(cores(in: work).isEmpty, "the non-dumpable tool wrote a core: \(cores(in: work))")
     }
 
+    @Test("every file the tool writes is no more open than its source, plaintext never more than 0600, whatever the umask")
+    func outputModes() throws {
+        let folder = try TemporaryDirectory()
+        var mismatches: [String] = []
+        var cases = 0
+        for umask in ["000", "022", "077"] {
+            for sourceMode in [0o600, 0o640, 0o644] as [mode_t] {
+                let tag = "\(umask)-\(String(sourceMode, radix: 8))"
+                let encrypted = folder.file("src-\(tag).db")
+                try makeDatabase(encrypted)
+                #expect(chmod(encrypted, sourceMode) == 0)
+                let plain = folder.file("plain-src-\(tag).db")
+                let made = try runProcess("/usr/bin/env", ["python3", "-c", "import sqlite3, sys; "
+                    + "c = sqlite3.connect(sys.argv[1]); c.execute('CREATE TABLE t(x)'); c.commit()", plain])
+                #expect(made.status == 0, "\(made)")
+                #expect(chmod(plain, sourceMode) == 0)
+                let mask = mode_t(umask, radix: 8) ?? 0
+                for (command, input, plaintext) in [("backup", encrypted, false), ("decrypt", encrypted, true),
+                                                    ("encrypt", plain, false)] {
+                    let output = folder.file("\(command)-\(tag).db")
+                    let result = try runProcess("/bin/sh", ["-c", "umask \(umask); exec \"$@\"", "sh", CLI.executable,
+                                                            command, input, output, "--key-env", "K"],
+                                                environment: ProcessInfo.processInfo.environment
+                                                    .merging(["K": Self.passphrase]) { $1 })
+                    #expect(result.status == 0, "\(command) under umask \(umask): \(result)")
+                    var status = stat()
+                    guard stat(output, &status) == 0 else { mismatches.append("\(command) \(tag): no output"); continue }
+                    let expected = (plaintext ? sourceMode & 0o600 : sourceMode & 0o666) & ~mask
+                    cases += 1
+                    if status.st_mode & 0o777 != expected {
+                        mismatches.append("\(command) source \(String(sourceMode, radix: 8)) umask \(umask): "
+                            + "\(String(status.st_mode & 0o777, radix: 8)), expected \(String(expected, radix: 8))")
+                    }
+                }
+            }
+        }
+        #expect(cases == 27)
+        #expect(mismatches.isEmpty, "\(mismatches)")
+    }
+
+    @Test("a killed run's temporary file is removed by the next run on the same output; a live run's is not")
+    func leftoverTemporaryRemoved() throws {
+        let folder = try TemporaryDirectory()
+        let db = folder.file("l.db"), output = folder.file("out.db")
+        try makeDatabase(db)
+        // What a SIGKILL during decrypt leaves: plaintext in OUT.sqlcipherkit-XXXXXXXX.tmp, and its journal.
+        let leftover = output + ".sqlcipherkit-DEADBEEF.tmp"
+        try writeFile(leftover, "SQLite format 3\0 leftover plaintext")
+        try writeFile(leftover + "-journal", "journal")
+        // A run still writing holds its temporary file locked.
+        let live = output + ".sqlcipherkit-0000BEEF.tmp"
+        try writeFile(live, "in progress")
+        let descriptor = open(live, O_RDONLY)
+        #expect(descriptor >= 0 && flock(descriptor, LOCK_EX | LOCK_NB) == 0)
+        defer { close(descriptor) }
+        let result = try cli(["decrypt", db, output, "--key-env", "K"], environment: ["K": Self.passphrase])
+        #expect(result.status == 0, "\(result)")
+        #expect(!FileManager.default.fileExists(atPath: leftover) && !FileManager.default.fileExists(atPath: leftover + "-journal"),
+                "the leftover is still there")
+        #expect(FileManager.default.fileExists(atPath: live), "a live run's temporary file was removed")
+    }
+
     @Test("selfcheck reports the engine and proves encryption at rest")
     func selfcheck() throws {
         let result = try cli(["selfcheck"])

@@ -23,7 +23,7 @@ extension DatabasePool {
     ///   error of the copy (nothing is left behind then).
     public func backup(to targetPath: String, key: Key, replacing: Bool = false,
                        progress: ((Double) -> Void)? = nil) throws(SQLCipherError) {
-        let temporary: String
+        let temporary: TemporaryFile
         do {
             temporary = try read { database in
                 try database.requireBackupTarget(targetPath, replacing: replacing)
@@ -34,6 +34,7 @@ extension DatabasePool {
         } catch {
             throw .api(.sqlite, "the backup failed: \(error)", path: path)
         }
-        try FileReplacement.move(temporary, to: targetPath, replacing: replacing)
+        defer { withExtendedLifetime(temporary) {} }
+        try FileReplacement.move(temporary.path, to: targetPath, replacing: replacing)
     }
 }

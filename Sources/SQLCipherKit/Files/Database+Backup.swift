@@ -46,7 +46,7 @@ extension Database {
         }
         try requireBackupTarget(targetPath, replacing: replacing)
         try execute("BEGIN DEFERRED TRANSACTION")
-        let temporary: String
+        let temporary: TemporaryFile
         do throws(SQLCipherError) {
             temporary = try writeBackup(near: targetPath, key: key, progress: progress)
         } catch {
@@ -55,7 +55,8 @@ extension Database {
         }
         // The transaction only read: ending it cannot lose anything.
         try? execute("ROLLBACK TRANSACTION")
-        try FileReplacement.move(temporary, to: targetPath, replacing: replacing)
+        defer { withExtendedLifetime(temporary) {} }
+        try FileReplacement.move(temporary.path, to: targetPath, replacing: replacing)
     }
 
     /// Refuses a target that exists (without `replacing`) or that is this database itself.
@@ -77,14 +78,17 @@ extension Database {
     }
 
     /// Copies this database, inside the read transaction the caller opened, into a new temporary file beside
-    /// `targetPath` keyed with `key`, synced to disk; returns its path. On failure nothing is left.
+    /// `targetPath` keyed with `key`, synced to disk; returns it (locked while it lives), no more open than this
+    /// database's file. On failure nothing is left.
     func writeBackup(near targetPath: String, key: Key, progress: ((Double) -> Void)?) throws(SQLCipherError)
-        -> String {
+        -> TemporaryFile {
         let source = try requireOpenHandle()
         // The snapshot: the transaction's first read fixes the state every step below copies. Without it each
         // step would read the latest state, and a commit between two steps would restart the copy from page 1.
         try execute("SELECT count(*) FROM sqlite_schema")
-        let temporary = FileReplacement.temporaryPath(near: targetPath)
+        let file = try FileReplacement.createTemporary(
+            near: targetPath, mode: FileReplacement.mode(from: path, plaintext: false))
+        let temporary = file.path
         // Keyed and proven to encrypt (cipher_status) before the backup writes its first page.
         var settings = configuration
         settings.mode = .readWriteCreate
@@ -100,7 +104,7 @@ extension Database {
             try copyPages(from: source, to: destination, progress: progress)
             destination.close()
             try FileReplacement.sync(temporary)
-            return temporary
+            return file
         } catch {
             destination.close()
             FileReplacement.remove(temporary)

@@ -23,16 +23,19 @@ extension Database {
             throw .api(.invalidArgument, "'\(targetPath)' already exists: export writes a new file", path: targetPath)
         }
         let temporary = try writeExport(near: targetPath, key: key, cipher: cipher, progress: progress)
-        try FileReplacement.move(temporary, to: targetPath, replacing: replacing)
+        defer { withExtendedLifetime(temporary) {} }
+        try FileReplacement.move(temporary.path, to: targetPath, replacing: replacing)
     }
 
-    /// Exports into a new temporary file beside `targetPath`, synced to disk; returns its path. On failure
-    /// nothing is left.
+    /// Exports into a new temporary file beside `targetPath`, synced to disk; returns it (locked while it lives).
+    /// The file is no more open than this database's (at most 0600 when `key` is nil). On failure nothing is left.
     func writeExport(near targetPath: String, key: Key?, cipher: CipherSettings,
-                     progress: ((Double) -> Void)? = nil) throws(SQLCipherError) -> String {
+                     progress: ((Double) -> Void)? = nil) throws(SQLCipherError) -> TemporaryFile {
         try cipher.validate()
         try cipher.requireRecoverableSalt(for: key)
-        let temporary = FileReplacement.temporaryPath(near: targetPath)
+        let file = try FileReplacement.createTemporary(
+            near: targetPath, mode: FileReplacement.mode(from: path, plaintext: key == nil))
+        let temporary = file.path
         // The copy is about as large as the source: its growing size measures the progress.
         let expectedBytes = Double(max(1, try pageCount() * pageSize()))
         let report = progress.map { report in
@@ -78,7 +81,7 @@ extension Database {
                 }
             }
             try FileReplacement.sync(temporary)
-            return temporary
+            return file
         } catch {
             FileReplacement.remove(temporary)
             throw error

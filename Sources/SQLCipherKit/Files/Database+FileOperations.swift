@@ -32,7 +32,7 @@ extension Database {
     private static func replaceInPlace(_ source: Database, key: Key?, cipher: CipherSettings,
                                        progress: ((Double) -> Void)?) throws(SQLCipherError) {
         let path = source.path
-        let temporary: String
+        let temporary: TemporaryFile
         do throws(SQLCipherError) {
             // Fold a write-ahead log into the file first, so the export sees every committed change.
             try source.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -46,11 +46,12 @@ extension Database {
         // at commit. Any of them still here belongs to another connection (or a crash): replacing the file under
         // it would lose what it writes next.
         for suffix in ["-wal", "-shm", "-journal"] where access(path + suffix, F_OK) == 0 {
-            FileReplacement.remove(temporary)
+            FileReplacement.remove(temporary.path)
             throw .api(.busy, "another connection still has the database open (\(path + suffix) exists): close it "
                 + "first; after a crash, open and close the database once to recover", path: path)
         }
-        try FileReplacement.move(temporary, to: path)
+        defer { withExtendedLifetime(temporary) {} }
+        try FileReplacement.move(temporary.path, to: path)
     }
 
     /// Upgrades a SQLCipher 1, 2 or 3 database at `path` to SQLCipher 4's format in place, with
