@@ -44,6 +44,48 @@ struct KeySourceCLITests {
         return (db, credentials)
     }
 
+    @Test("one rule for a key's line end through every source: one trailing \\n or \\r\\n dropped, nothing else")
+    func lineEndRule() throws {
+        let folder = try TemporaryDirectory()
+        // The bytes a source holds, and the passphrase they must mean.
+        let table: [(bytes: String, passphrase: String)] = [
+            ("abc", "abc"), ("abc\n", "abc"), ("abc\r\n", "abc"), ("abc\r", "abc\r"), ("abc\n\r", "abc\n\r"),
+            ("abc\n\n", "abc\n"), ("abc\r\n\r\n", "abc\r\n"),
+        ]
+        var mismatches: [String] = []
+        for (index, entry) in table.enumerated() {
+            let db = folder.file("line-\(index).db")
+            let created = try Database(path: db, key: .passphrase(bytes: Array(entry.passphrase.utf8)))
+            try created.execute("CREATE TABLE t(a)")
+            created.close()
+            let file = folder.file("key-\(index).txt")
+            try writeFile(file, entry.bytes)
+            #expect(chmod(file, 0o600) == 0)
+            let credentials = folder.file("credentials-\(index)")
+            try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: false)
+            #expect(chmod(credentials, 0o700) == 0)
+            try writeFile(credentials + "/db-key", entry.bytes)
+            #expect(chmod(credentials + "/db-key", 0o400) == 0)
+            let sources: [(name: String, arguments: [String], environment: [String: String], input: Data)] = [
+                ("file", ["--key-file", file], [:], Data()),
+                ("credential", ["--key-credential", "db-key"], ["CREDENTIALS_DIRECTORY": credentials], Data()),
+                ("command", ["--key-command", "cat '\(file)'"], [:], Data()),
+                ("environment", ["--key-env", "LINE_KEY"], ["LINE_KEY": entry.bytes], Data()),
+                ("stdin", ["--key-stdin"], [:], Data(entry.bytes.utf8)),
+            ]
+            for source in sources {
+                var environment = ProcessInfo.processInfo.environment.merging(source.environment) { $1 }
+                if source.environment["CREDENTIALS_DIRECTORY"] == nil { environment["CREDENTIALS_DIRECTORY"] = nil }
+                let result = try runProcess(CLI.executable, ["check", db] + source.arguments, environment: environment,
+                                            input: source.input, timeout: 60)
+                if result.status != 0 {
+                    mismatches.append("\(source.name) \(entry.bytes.debugDescription): exit \(result.status)")
+                }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches)")
+    }
+
     @Test("--key-file: a file open to group or others is refused (64) with the chmod that fixes it")
     func keyFilePermissions() throws {
         let folder = try TemporaryDirectory()

@@ -11,18 +11,28 @@ public enum KeyFileFormat: String, Sendable, Equatable, CaseIterable {
     /// The key these bytes hold in this format. The bytes are not copied anywhere but into the key's own wiped
     /// storage.
     ///
+    /// The one rule for a key's line end, whatever its source (a file, a credential, a command's output, and in
+    /// the `sqlcipherkit` tool also the environment, standard input and the prompt): one trailing `\n` or `\r\n`
+    /// is dropped, nothing else. `abc\r` is the passphrase `abc\r`, `abc\n\n` the passphrase `abc\n`.
+    ///
     /// - Throws: ``SQLCipherError`` of kind ``SQLCipherError/Kind/invalidKey`` when the bytes are no key of this
     ///   format (its message gives lengths, never content).
-    func key(from bytes: UnsafeRawBufferPointer) throws(SQLCipherError) -> Key {
-        var count = bytes.count
-        if count > 0, bytes[count - 1] == UInt8(ascii: "\n") {
-            count -= 1
-            if count > 0, bytes[count - 1] == UInt8(ascii: "\r") { count -= 1 }
-        }
+    package func key(from bytes: UnsafeRawBufferPointer) throws(SQLCipherError) -> Key {
+        let count = KeyFileFormat.lengthWithoutLineEnd(bytes)
         let content = UnsafeRawBufferPointer(rebasing: bytes[0..<count])
         switch self {
         case .passphrase: return try Key.passphrase(copying: content)
         case .rawHex: return try Key.rawKey(hex: content)
         }
+    }
+
+    /// How many of `bytes` remain once one trailing `\n` or `\r\n` is dropped (the rule of ``key(from:)``).
+    static func lengthWithoutLineEnd(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var count = bytes.count
+        if count > 0, bytes[count - 1] == UInt8(ascii: "\n") {
+            count -= 1
+            if count > 0, bytes[count - 1] == UInt8(ascii: "\r") { count -= 1 }
+        }
+        return count
     }
 }

@@ -52,7 +52,8 @@ struct KeySource {
         }
         var bytes = try material(prompt: prompt, confirm: confirm)
         defer { KeyMemory.wipe(&bytes) }
-        return raw ? try Key.rawKey(hex: bytes) : try Key.passphrase(bytes: bytes)
+        // The library's one rule for the line end (one trailing \n or \r\n dropped), as for a file or a command.
+        return try bytes.withUnsafeBytes { (buffer) throws(SQLCipherError) in try format.key(from: buffer) }
     }
 
     private func material(prompt: String, confirm: Bool) throws -> [UInt8] {
@@ -66,7 +67,9 @@ struct KeySource {
         }
         if standardInput {
             var data = FileHandle.standardInput.readDataToEndOfFile()
-            return takingBytes(of: &data)
+            let bytes = [UInt8](data)
+            data.withUnsafeMutableBytes { KeyMemory.wipe($0) }
+            return bytes
         }
         guard var typed = try Prompt.readSecret(prompt) else {
             throw CommandFailure(message: "no key given and no terminal to ask on: use --key-env NAME, "
@@ -83,13 +86,4 @@ struct KeySource {
         return typed
     }
 
-    /// The bytes of `data` minus one trailing newline, in a new array; `data` is wiped.
-    private func takingBytes(of data: inout Data) -> [UInt8] {
-        var count = data.count
-        if count > 0, data[data.startIndex + count - 1] == UInt8(ascii: "\n") { count -= 1 }
-        if count > 0, data[data.startIndex + count - 1] == UInt8(ascii: "\r") { count -= 1 }
-        let bytes = [UInt8](data.prefix(count))
-        data.withUnsafeMutableBytes { KeyMemory.wipe($0) }
-        return bytes
-    }
 }
