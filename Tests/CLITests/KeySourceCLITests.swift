@@ -86,6 +86,47 @@ struct KeySourceCLITests {
         #expect(mismatches.isEmpty, "\(mismatches)")
     }
 
+    @Test("--key-credential: a file others can write, another user's, a link, or a writable or relative directory is refused")
+    func credentialChecks() throws {
+        let folder = try TemporaryDirectory()
+        let (db, _) = try setUp(folder)
+        /// A credentials directory holding `db-key` (``hex``), prepared by `prepare`; the check's exit status.
+        func check(_ label: String, prepare: (String) throws -> Void, directory: ((String) -> String)? = nil)
+            throws -> ProcessResult {
+            let credentials = folder.file("credentials-\(label)")
+            try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: false)
+            #expect(chmod(credentials, 0o700) == 0)
+            try writeFile(credentials + "/db-key", Self.hex + "\n")
+            #expect(chmod(credentials + "/db-key", 0o400) == 0)
+            try prepare(credentials)
+            return try cli(["check", db, "--key-credential", "db-key", "--raw"],
+                           environment: ["CREDENTIALS_DIRECTORY": directory?(credentials) ?? credentials])
+        }
+        // What systemd gives: 0400, or 0440 (root-owned with an ACL for the service's user).
+        #expect(try check("0400") { _ in }.status == 0)
+        #expect(try check("0440") { chmod($0 + "/db-key", 0o440) }.status == 0)
+        for (label, mode) in [("0660", 0o660), ("0620", 0o620), ("0602", 0o602)] as [(String, mode_t)] {
+            let result = try check(label) { chmod($0 + "/db-key", mode) }
+            #expect(result.status == 64 && result.stderr.contains("can be written by others"), "\(label): \(result)")
+        }
+        if geteuid() == 0 {
+            let foreign = try check("foreign") { chown($0 + "/db-key", 65534, 65534) }
+            #expect(foreign.status == 64 && foreign.stderr.contains("belongs to uid 65534"), "\(foreign)")
+        }
+        let outside = folder.file("outside-key")
+        try writeFile(outside, Self.hex + "\n")
+        #expect(chmod(outside, 0o400) == 0)
+        let link = try check("link") { credentials in
+            unlink(credentials + "/db-key")
+            #expect(symlink(outside, credentials + "/db-key") == 0)
+        }
+        #expect(link.status == 64 && link.stderr.contains("is a symbolic link"), "\(link)")
+        let writable = try check("writable") { chmod($0, 0o1777) }
+        #expect(writable.status == 64 && writable.stderr.contains("can be written by others"), "\(writable)")
+        let relative = try check("relative", prepare: { _ in }, directory: { ($0 as NSString).lastPathComponent })
+        #expect(relative.status == 64 && relative.stderr.contains("relative path"), "\(relative)")
+    }
+
     @Test("--key-file: a file open to group or others is refused (64) with the chmod that fixes it")
     func keyFilePermissions() throws {
         let folder = try TemporaryDirectory()

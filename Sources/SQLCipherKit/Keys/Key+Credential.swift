@@ -18,10 +18,10 @@ extension Key {
     /// let key = try Key.fromCredential("db-key", format: .rawHex)
     /// ```
     ///
-    /// The file must be a regular file that not every user can access (systemd writes it with mode `0400`).
-    /// Unlike ``fromFile(_:format:)``, its owner and group bits are not checked: for a service with `User=`,
-    /// systemd leaves the file owned by root and grants the service's user read access with an ACL entry, whose
-    /// mask `stat` shows in the group bits (`0440`); the directory's privacy is the service manager's promise.
+    /// The directory must be an absolute path that neither group nor others can write; the file a regular file
+    /// (not a link), owned by this user or by root, that neither group nor others can write and not every user
+    /// can read (systemd writes it `0400`; for a service with `User=` it leaves the file owned by root and grants
+    /// the service's user read access with an ACL entry, whose mask `stat` shows in the group bits: `0440`).
     /// The bytes are read into memory that is wiped afterwards and never become a `String`.
     ///
     /// - Parameters:
@@ -57,9 +57,17 @@ extension Key {
         }
         let path = directory + "/" + name
         let what = "the credential '\(name)' (\(path))"
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        let folder = try credentialsDirectory(directory, name: name, unitLine: unitLine)
+        defer { close(folder) }
+        // O_NOFOLLOW: the credential itself, never a link out of the directory.
+        let descriptor = openat(folder, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW)
         guard descriptor >= 0 else {
             let code = errno
+            if code == ELOOP {
+                throw KeySourceError(kind: .notAFile, source: name,
+                                     message: "\(what) is a symbolic link, which the service manager never writes: "
+                                        + "let systemd provide the credential with `\(unitLine)`")
+            }
             guard code == ENOENT else {
                 throw KeySourceError(kind: .unreadable, source: name,
                                      message: "cannot open \(what): \(KeyReading.errnoText(code))")
@@ -72,6 +80,21 @@ extension Key {
         }
         defer { close(descriptor) }
         let status = try KeyFileCheck.regularFileStatus(descriptor, source: name, what: what)
+        // systemd writes a credential 0400, owned by root with an ACL entry for the service's user (the ACL's mask
+        // shows in the group bits: 0440), or, where ACLs are missing, owned by that user. Nothing else may write it.
+        guard status.st_uid == getuid() || status.st_uid == 0 else {
+            throw KeySourceError(kind: .foreignOwner, source: name,
+                                 message: "\(what) belongs to uid \(status.st_uid), neither to uid \(getuid()) that "
+                                    + "this service runs as nor to root, as the service manager would write it: let "
+                                    + "systemd provide it with `\(unitLine)`")
+        }
+        guard status.st_mode & 0o022 == 0 else {
+            throw KeySourceError(kind: .unprotected, source: name,
+                                 message: "\(what) can be written by others (mode \(KeyFileCheck.octal(status.st_mode & 0o777)): "
+                                    + "\(KeyFileCheck.describe(status.st_mode & 0o077))), which the service manager never "
+                                    + "does: let systemd provide it with `\(unitLine)` (or run `chmod go-w "
+                                    + "\(KeyFileCheck.shellQuoted(path))`)")
+        }
         guard status.st_mode & 0o007 == 0 else {
             throw KeySourceError(kind: .unprotected, source: name,
                                  message: "\(what) is open to every user (mode \(KeyFileCheck.octal(status.st_mode & 0o777)): "
@@ -81,6 +104,33 @@ extension Key {
                                     + "\(KeyFileCheck.shellQuoted(path))`)")
         }
         return try KeyReading.key(readingToEnd: descriptor, format: format, source: name, what: what)
+    }
+
+    /// Opens `directory` as the credentials directory: an absolute path to a directory that neither group nor
+    /// others can write (systemd's is private to the service), so that nobody else can have put the credential, or
+    /// a link, in it.
+    private static func credentialsDirectory(_ directory: String, name: String,
+                                             unitLine: String) throws(KeySourceError) -> Int32 {
+        guard directory.hasPrefix("/") else {
+            throw KeySourceError(kind: .unprotected, source: name,
+                                 message: "\(credentialsDirectoryVariable) is the relative path '\(directory)'; systemd "
+                                    + "sets an absolute one: let systemd provide the credential with `\(unitLine)`")
+        }
+        let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else {
+            throw KeySourceError(kind: .unreadable, source: name,
+                                 message: "cannot open the credentials directory \(directory): \(KeyReading.errnoText())")
+        }
+        var status = stat()
+        guard fstat(folder, &status) == 0, status.st_mode & 0o022 == 0 else {
+            let mode = KeyFileCheck.octal(status.st_mode & 0o777)
+            close(folder)
+            throw KeySourceError(kind: .unprotected, source: name,
+                                 message: "the credentials directory \(directory) can be written by others (mode \(mode)): "
+                                    + "anyone could have put the credential there. systemd's is private to the service: "
+                                    + "let systemd provide it with `\(unitLine)`")
+        }
+        return folder
     }
 
     /// The names of the entries in `directory`, sorted (for a message: names only, never contents).
