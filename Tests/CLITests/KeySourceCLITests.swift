@@ -127,6 +127,89 @@ struct KeySourceCLITests {
         #expect(relative.status == 64 && relative.stderr.contains("relative path"), "\(relative)")
     }
 
+    @Test("--key-command: its environment holds no other key variable; SIGTERM to the tool ends the command's whole group")
+    func keyCommandEnvironmentAndSignals() throws {
+        let folder = try TemporaryDirectory()
+        let (db, _) = try setUp(folder)
+        let keyFile = folder.file("command-key.txt")
+        try writeFile(keyFile, Self.hex + "\n")
+        #expect(chmod(keyFile, 0o600) == 0)
+        // The command writes its environment down, then prints the key.
+        let dump = folder.file("environment.txt")
+        let backup = try cli(["backup", db, folder.file("copy.db"), "--raw", "--key-command", "env > '\(dump)'; cat '\(keyFile)'",
+                              "--new-key-env", "NEWK", "--new-raw"],
+                             environment: ["NEWK": Self.newHex, "UNRELATED_SETTING": "kept"])
+        #expect(backup.status == 0, "\(backup)")
+        let seen = try String(contentsOfFile: dump, encoding: .utf8)
+        #expect(!seen.contains("NEWK=") && !seen.localizedCaseInsensitiveContains(Self.newHex), "the command saw NEWK")
+        #expect(seen.contains("UNRELATED_SETTING=kept"), "the command lost the rest of the environment")
+
+        // A key command that never ends (a shell and its child, in a group of their own without a terminal).
+        let marker = "31.\(Int.random(in: 100...999))"
+        let process = Process()
+        // Through a launcher that clears the signal mask the test runner's children inherit (as a shell's would be).
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", CLITests.crashable, folder.path, CLI.executable,
+                             "check", db, "--raw", "--key-command", "sleep \(marker); cat '\(keyFile)'"]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        func sleeping() throws -> Bool {
+            // The sleep itself (its command line starts with it), not the tool or the shell naming it.
+            try runProcess("/usr/bin/pgrep", ["-f", "^sleep \(marker)"], timeout: 10).status == 0
+        }
+        var started = false
+        for _ in 0..<50 where !started {
+            started = try sleeping()
+            if !started { Thread.sleep(forTimeInterval: 0.1) }
+        }
+        #expect(started, "the key command never started")
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        Thread.sleep(forTimeInterval: 0.3)
+        let left = try sleeping()
+        if left { _ = try? runProcess("/usr/bin/pkill", ["-f", "sleep \(marker)"], timeout: 10) }
+        #expect(!left, "the key command outlived the tool")
+    }
+
+    @Test("the prompt puts the terminal's echo back when SIGTERM or Ctrl-C ends the tool while it asks")
+    func promptRestoresTerminal() throws {
+        let folder = try TemporaryDirectory()
+        let (db, _) = try setUp(folder)
+        // A pseudo-terminal (Python's pty): wait for the prompt, signal the tool, read the terminal's echo flag.
+        let script = """
+            import os, pty, signal, sys, termios, time
+            pid, fd = pty.fork()
+            if pid == 0:
+                # The test runner's threads block most signals, and children inherit the mask: a shell's would not.
+                signal.pthread_sigmask(signal.SIG_SETMASK, [])
+                os.execv(sys.argv[1], [sys.argv[1], "check", sys.argv[2]])
+            seen = b""
+            deadline = time.time() + 20
+            while b"Key for" not in seen and time.time() < deadline:
+                try:
+                    seen += os.read(fd, 1024)
+                except OSError:
+                    break
+            time.sleep(0.2)
+            asking = "silent" if not termios.tcgetattr(fd)[3] & termios.ECHO else "echoing"
+            os.kill(pid, getattr(signal, sys.argv[3]))
+            _, status = os.waitpid(pid, 0)
+            after = "echo" if termios.tcgetattr(fd)[3] & termios.ECHO else "noecho"
+            print("prompted" if b"Key for" in seen else "no prompt", asking, after,
+                  "signal" if os.WIFSIGNALED(status) and os.WTERMSIG(status) == getattr(signal, sys.argv[3]) else status)
+            """
+        for name in ["SIGTERM", "SIGINT"] {
+            var environment = ProcessInfo.processInfo.environment
+            environment["SWIFT_BACKTRACE"] = "enable=no"
+            let result = try runProcess("/usr/bin/env", ["python3", "-c", script, CLI.executable, db, name],
+                                        environment: environment, timeout: 60)
+            // Silent while it asked (the control), echo back after the signal ended it, by that signal.
+            #expect(result.stdout.contains("prompted silent echo signal"), "\(name): \(result)")
+        }
+    }
+
     @Test("--key-file: a file open to group or others is refused (64) with the chmod that fixes it")
     func keyFilePermissions() throws {
         let folder = try TemporaryDirectory()

@@ -6,6 +6,11 @@ struct KeyCommand {
     let executable: String
     let arguments: [String]
     let timeout: Duration
+    /// The command's environment; nil: this process's.
+    var environment: [String: String]? = nil
+
+    /// The signals held while the command runs (``run(format:)``): one that arrives kills the command's group first.
+    static let endingSignals = [SIGINT, SIGTERM, SIGHUP]
 
     /// How the command is named in messages (its arguments are no secret: a key never belongs there).
     var name: String { ([executable] + arguments).joined(separator: " ") }
@@ -34,6 +39,18 @@ struct KeyCommand {
         }
         close(ends[1])
         let deadline = Self.now() + max(0, timeout.milliseconds)
+        // A signal that would end this process must not leave the command running (in its own group, nothing else
+        // would end it): hold them while it runs, kill it when one is pending, then let the signal through.
+        var held = sigset_t(), previous = sigset_t()
+        sigemptyset(&held)
+        for number in Self.endingSignals { sigaddset(&held, number) }
+        pthread_sigmask(SIG_BLOCK, &held, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        func endingSignalPending() -> Bool {
+            var pending = sigset_t()
+            sigpending(&pending)
+            return Self.endingSignals.contains { sigismember(&pending, $0) == 1 }
+        }
 
         return try KeyReading.withWipedBuffer { (buffer) throws(KeySourceError) in
             var count = 0
@@ -41,9 +58,10 @@ struct KeyCommand {
             while true {
                 let remaining = deadline - Self.now()
                 guard remaining > 0 else { throw timedOut(pid, group: ownGroup) }
-                let ready = poll(&descriptor, 1, Int32(clamping: remaining))
+                if endingSignalPending() { throw interrupted(pid, group: ownGroup) }
+                let ready = poll(&descriptor, 1, Int32(clamping: min(remaining, 50)))
                 if ready < 0 && errno == EINTR { continue }
-                if ready == 0 { throw timedOut(pid, group: ownGroup) }
+                if ready == 0 { continue }
                 let got = read(output, buffer.baseAddress! + count, buffer.count - count)
                 if got < 0 && (errno == EINTR || errno == EAGAIN) { continue }
                 guard got >= 0 else {
@@ -67,6 +85,7 @@ struct KeyCommand {
                     throw failure(.commandFailed, "cannot wait for the key command `\(name)`: \(KeyReading.errnoText())")
                 }
                 guard Self.now() < deadline else { throw timedOut(pid, group: ownGroup) }
+                if endingSignalPending() { throw interrupted(pid, group: ownGroup) }
                 usleep(2_000)
             }
             let signal = status & 0x7f
@@ -108,10 +127,19 @@ struct KeyCommand {
 
         let argv = ([executable] + arguments).map { strdup($0) }
         defer { argv.forEach { free($0) } }
+        let envp = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } }
+        defer { envp?.forEach { free($0) } }
         var pid: pid_t = 0
         let code = (argv + [nil]).withUnsafeBufferPointer { pointers in
-            posix_spawnp(&pid, executable, &actions, &attributes,
-                         UnsafeMutablePointer(mutating: pointers.baseAddress!), environ)
+            guard let envp else {
+                return posix_spawnp(&pid, executable, &actions, &attributes,
+                                    UnsafeMutablePointer(mutating: pointers.baseAddress!), environ)
+            }
+            return (envp + [nil]).withUnsafeBufferPointer { variables in
+                posix_spawnp(&pid, executable, &actions, &attributes,
+                             UnsafeMutablePointer(mutating: pointers.baseAddress!),
+                             UnsafeMutablePointer(mutating: variables.baseAddress!))
+            }
         }
         guard code == 0 else {
             throw failure(.commandFailed, "cannot start the key command `\(name)`: \(KeyReading.errnoText(code)); "
@@ -124,6 +152,11 @@ struct KeyCommand {
         Self.killAndReap(pid, group: group)
         return failure(.commandTimedOut, "the key command `\(name)` did not finish within \(timeout.milliseconds) ms "
             + "and was killed; its output was discarded: check that it does not wait for input, or allow it more time")
+    }
+
+    private func interrupted(_ pid: pid_t, group: Bool) -> KeySourceError {
+        Self.killAndReap(pid, group: group)
+        return failure(.commandFailed, "the key command `\(name)` was stopped: this process was asked to end while it ran")
     }
 
     private func failure(_ kind: KeySourceError.Kind, _ message: String) -> KeySourceError {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SQLCipherKit
+import Synchronization
 
 /// Where a key comes from. The key itself is never an argument value.
 struct KeySource {
@@ -20,8 +21,14 @@ struct KeySource {
     /// How the library reads a file, a credential or a command's output.
     var format: KeyFileFormat { raw ? .rawHex : .passphrase }
 
+    /// The environment variables this invocation reads keys from (`--key-env`, `--new-key-env`), registered by
+    /// ``validate(flagPrefix:)`` while the arguments are parsed, before any key is read: a key command's
+    /// environment leaves them out, so it never sees the other key.
+    static let keyVariables = Mutex<Set<String>>([])
+
     /// Checks that at most one source is named.
     func validate(flagPrefix: String) throws {
+        if let environmentVariable { Self.keyVariables.withLock { _ = $0.insert(environmentVariable) } }
         let count = [environmentVariable != nil, file != nil, credential != nil, command != nil, standardInput]
             .filter { $0 }.count
         guard count <= 1 else {
@@ -44,8 +51,12 @@ struct KeySource {
             if let credential { return try Key.fromCredential(credential, format: format) }
             if let command {
                 // Through the shell, as PostgreSQL's ssl_passphrase_command: 'pass show db' or a pipeline.
+                // Without the variables that hold this invocation's other keys.
+                let hidden = Self.keyVariables.withLock { $0 }
                 return try Key.fromCommand("/bin/sh", arguments: ["-c", command], format: format,
-                                           timeout: .seconds(commandTimeout))
+                                           timeout: .seconds(commandTimeout),
+                                           environment: ProcessInfo.processInfo.environment
+                                               .filter { !hidden.contains($0.key) })
             }
         } catch {
             throw CommandFailure(message: error.message, status: .usage)
