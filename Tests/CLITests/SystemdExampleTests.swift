@@ -95,6 +95,72 @@ struct SystemdExampleTests {
         #expect(allowed.status == 0, "\(allowed)")
     }
 
+    @Test("the README's key rotation, step by step: the old key stays until a backup under the new one is checked")
+    func rotationRecipe() throws {
+        // The recipe's steps, in this order, in the README.
+        let whole = try String(contentsOfFile: Self.folder + "/README.md", encoding: .utf8)
+        let section = try #require(whole.range(of: "## Rotating the key"), "the README has no rotation section")
+        let readme = String(whole[section.lowerBound...].prefix { _ in true }
+            .split(separator: "\n## ", maxSplits: 1).first ?? "")
+        let steps = ["--name=db-key-new - /etc/credstore.encrypted/app-db-key-new", "sqlcipherkit rekey",
+                     "--name=db-key-old - /etc/credstore.encrypted/app-db-key-old",
+                     "--name=db-key - /etc/credstore.encrypted/app-db-key", "systemctl start app-db-backup.service",
+                     "rm /etc/credstore.encrypted/app-db-key-old"]
+        let positions = steps.map { readme.range(of: $0)?.lowerBound }
+        #expect(positions.allSatisfy { $0 != nil } && positions.compactMap { $0 } == positions.compactMap { $0 }.sorted(),
+                "the README's rotation steps are missing or out of order: \(steps)")
+
+        let root = try TemporaryDirectory()
+        let state = root.file("state"), credentials = root.file("credentials")
+        for directory in [state + "/app", state + "/app-backup", credentials] {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            #expect(chmod(directory, 0o700) == 0)
+        }
+        func seal(_ name: String, _ hex: String) throws {
+            unlink(credentials + "/" + name)
+            try writeFile(credentials + "/" + name, hex + "\n")
+            #expect(chmod(credentials + "/" + name, 0o400) == 0)
+        }
+        func run(_ arguments: [String]) throws -> ProcessResult {
+            var environment = ProcessInfo.processInfo.environment
+            environment["CREDENTIALS_DIRECTORY"] = credentials
+            return try runProcess(CLI.executable, arguments, environment: environment, timeout: 120)
+        }
+        let old = Hex.string((0..<32).map { _ in UInt8.random(in: 0...255) })
+        let new = Hex.string((0..<32).map { _ in UInt8.random(in: 0...255) })
+        let live = state + "/app/app.db", copy = state + "/app-backup/app.db"
+        try seal("db-key", old)
+        let created = try Database(path: live, key: .rawKey(hex: Array(old.utf8)))
+        try created.execute("CREATE TABLE note(body TEXT); INSERT INTO note VALUES ('before rotation')")
+        created.close()
+        // The backup the unit wrote before the rotation, under the old key.
+        #expect(try run(["backup", live, copy, "--force", "--key-credential", "db-key", "--raw"]).status == 0)
+        // 1. The new key under a second name. 2. The database re-encrypted with it.
+        try seal("db-key-new", new)
+        let rekey = try run(["rekey", live, "--key-credential", "db-key", "--raw", "--new-key-credential", "db-key-new",
+                             "--new-raw"])
+        #expect(rekey.status == 0, "\(rekey)")
+        // 3. The old key kept as db-key-old; the new one becomes db-key.
+        try seal("db-key-old", old)
+        try seal("db-key", new)
+        unlink(credentials + "/db-key-new")
+        // Until step 4, the backup on disk opens only with the kept old key.
+        #expect(try run(["check", copy, "--key-credential", "db-key-old", "--raw"]).status == 0)
+        #expect(try run(["check", copy, "--key-credential", "db-key", "--raw"]).status == 3)
+        // 4. The unit's backup under the new key, checked as its ExecStartPost checks it.
+        let commands = try Self.settings().filter { ["ExecStartPre", "ExecStart", "ExecStartPost"].contains($0.key) }
+        for (key, line) in commands {
+            let words = line.split(separator: " ").map { $0.replacingOccurrences(of: "%S", with: state) }
+            let result = try run(Array(words.dropFirst()))
+            #expect(result.status == 0, "\(key)=\(line): \(result)")
+        }
+        #expect(try run(["check", copy, "--key-credential", "db-key", "--raw"]).status == 0)
+        // 5. Only now may the old key go: nothing on disk needs it.
+        unlink(credentials + "/db-key-old")
+        let reopened = try Database(path: copy, key: .rawKey(hex: Array(new.utf8)), mode: .readOnly)
+        #expect(try reopened.scalar(String.self, "SELECT body FROM note") == "before rotation")
+    }
+
     @Test("the unit's ExecStartPre/ExecStart/ExecStartPost run with the credential as systemd would give it")
     func commands() throws {
         // systemd-run needs systemd as PID 1; in a container it fails at once, and the commands run here instead.
