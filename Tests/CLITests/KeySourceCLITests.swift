@@ -166,10 +166,12 @@ struct KeySourceCLITests {
         }
         #expect(started, "the key command never started")
         kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
-        Thread.sleep(forTimeInterval: 0.3)
+        // Not waitUntilExit first: Foundation sees the end of the process only once every descendant holding its
+        // descriptors has ended, so an orphaned command would make the wait last as long as the command.
+        Thread.sleep(forTimeInterval: 1)
         let left = try sleeping()
-        if left { _ = try? runProcess("/usr/bin/pkill", ["-f", "sleep \(marker)"], timeout: 10) }
+        if left { _ = try? runProcess("/usr/bin/pkill", ["-f", "^sleep \(marker)"], timeout: 10) }
+        process.waitUntilExit()
         #expect(!left, "the key command outlived the tool")
     }
 
