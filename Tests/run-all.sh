@@ -13,8 +13,51 @@
 #   SUMMARY: N passed, N failed, N skipped; failed: …; skipped: … [what each part counted]
 # (Swift Testing's tests, each upstream test file, the fuzz run), and the exit status is 1 when anything failed.
 # Only a failed build stops it early, as nothing can run without the artifact; it still ends with that line.
+#
+# Every part must also count at least what it counted when it was last changed (MINIMUM below): a part that passes
+# having run less (a test target not built, a file list cut, a suite skipped whole) fails as shrunk.
+#
+# The whole run is the default and the only one CI takes. A narrower run for local work is asked for by name:
+#   --only PART[,PART…]   only those parts (swift, pipeline, upstream, emulation, fuzz, driver, apps), after the build
+#   --narrow              keep the variables that narrow a part (NARROWING below) when they are set; without this
+#                         flag the command refuses to start while one of them is set
+# and the SUMMARY line then begins "NARROWED (…):", saying how.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+# The variables that narrow or redirect a part: upstream's file list and target, the app examples' list, the fuzz
+# run's depth and its steering, the engine the file matrix reads, the artifact the tests read.
+NARROWING=(UPSTREAM_FILES UPSTREAM_TARGET APP_EXAMPLES FUZZ_MIN_RUNS FUZZ_KNOWN_ISSUES MATRIX_SQLCIPHERKIT_ENGINE
+           SQLCIPHERKIT_DIST)
+ALL_PARTS="swift pipeline upstream emulation fuzz driver apps"
+ONLY=$ALL_PARTS NARROWED=()
+while [ $# -gt 0 ]; do
+    case $1 in
+        --only)
+            [ $# -ge 2 ] || { echo "run-all.sh: --only needs a list of parts ($ALL_PARTS)" >&2; exit 2; }
+            ONLY=${2//,/ }
+            for part in $ONLY; do
+                [[ " $ALL_PARTS " == *" $part "* ]] || { echo "run-all.sh: no part '$part' (parts: $ALL_PARTS)" >&2; exit 2; }
+            done
+            NARROWED+=("only: $ONLY")
+            shift 2 ;;
+        --narrow) NARROW=1; shift ;;
+        -h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        *) echo "run-all.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    esac
+done
+for variable in "${NARROWING[@]}"; do
+    [ -n "${!variable+set}" ] || continue
+    if [ "${NARROW:-0}" = 1 ]; then
+        NARROWED+=("$variable=${!variable}")
+    else
+        echo "run-all.sh: $variable is set ('${!variable}'), which narrows or redirects a part of the test command:" \
+            "unset it, or ask for a narrower run with --narrow (the summary then says so)" >&2
+        exit 2
+    fi
+done
+# Whether part $1 runs.
+wanted() { [[ " $ONLY " == *" $1 "* ]]; }
 
 LOGS=$(mktemp -d "${TMPDIR:-/tmp}/sqlcipherkit-run-all.XXXXXX") || exit 1
 trap '[ -z "${FLUENT_STAGE:-}" ] || pkill -P "$FLUENT_STAGE" 2>/dev/null; rm -rf "$LOGS"' EXIT
@@ -54,8 +97,38 @@ joined() {
     printf '%s' "${text%, }"
 }
 
+# The least each part must count: what it counted when it was last changed (raise it with the part; lower it only
+# with the reason in the commit). swift test and BuildPipelineTests count Swift Testing's tests; the upstream parts
+# their files; the emulated, driver and app parts their ok: lines.
+declare -A MINIMUM=(
+    ["swift test"]=210 ["swift test BuildPipelineTests"]=56
+    [upstream]=11 ["upstream (reference provider)"]=11 ["upstream (aarch64, qemu)"]=3
+    ["emulation (aarch64)"]=25 ["Fluent driver"]=47 ["app examples"]=34
+)
+
+# A failure unless part $1 counted $2, at least its MINIMUM; $3 names what is counted.
+require_minimum() {
+    local label=$1 count=$2 noun=$3 minimum=${MINIMUM[$1]:-1}
+    [ "$count" -lt "$minimum" ] || return 0
+    # With --narrow a part may run less by request; the summary says the run was narrowed.
+    if [ "${NARROW:-0}" = 1 ]; then
+        echo "run-all.sh: $label: $count $noun, fewer than its $minimum (accepted: --narrow)"
+    else
+        failed "$label: $count $noun, fewer than the $minimum it counts (the part shrank, or some of it did not run)"
+    fi
+}
+
+# The last line of log $1 matching the extended regex $2, or else its last line.
+last_line() {
+    local found
+    found=$(grep -E "$2" "$1" 2>/dev/null | tail -n1)
+    [ -n "$found" ] || found=$(tail -n1 "$1" 2>/dev/null)
+    printf '%s' "$found"
+}
+
 summary() {
     local line="SUMMARY: $PASSED passed, $FAILED failed, $SKIPPED skipped"
+    [ ${#NARROWED[@]} = 0 ] || line="NARROWED ($(joined "${NARROWED[@]}")): $line"
     echo
     echo "TIMES: $(joined ${TIMES[@]+"${TIMES[@]}"}); in all $SECONDS s"
     [ ${#FAILED_NAMES[@]} -eq 0 ] || line+="; failed: $(names "${FAILED_NAMES[@]}")"
@@ -106,6 +179,7 @@ count_swift_run() {
     if [ "$status" != 0 ] && [ "$failed" = 0 ]; then
         failed "$label: exit $status with no failed test"
     fi
+    require_minimum "$label" "$tests" "tests"
     PARTS+=("$label: $tests test$([ "$tests" = 1 ] || echo s)")
 }
 
@@ -118,6 +192,7 @@ count_checks() {
         count=$(grep -c '^ok: ' "$log")
         PASSED=$((PASSED + count))
         PARTS+=("$label: $count $noun")
+        require_minimum "$label" "$count" "$noun"
     else
         while IFS= read -r line; do failed "$label: $(short "${line#FAIL: }")"; done < <(grep '^FAIL: ' "$log" 2>/dev/null)
         grep -q '^FAIL: ' "$log" 2>/dev/null || failed "$label: exit $status with no FAIL line"
@@ -133,10 +208,14 @@ fi
 
 # Two runs: the build-pipeline tests spend minutes waiting on child builds (consumer packages, a second
 # checkout), and on 2 cores they would hold the threads the other suites need; apart, neither starves.
-run_part "swift test" swift test --skip BuildPipelineTests
-count_swift_run "swift test" $?
-run_part "swift test BuildPipelineTests" swift test --skip-build --filter BuildPipelineTests
-count_swift_run "swift test BuildPipelineTests" $?
+if wanted swift; then
+    run_part "swift test" swift test --skip BuildPipelineTests
+    count_swift_run "swift test" $?
+fi
+if wanted pipeline; then
+    run_part "swift test BuildPipelineTests" swift test --filter BuildPipelineTests
+    count_swift_run "swift test BuildPipelineTests" $?
+fi
 
 # The Fluent and SQLKit driver and the apps on it run in the background, beside the upstream, emulated and fuzz
 # parts below: those leave a core idle most of the time (a test file runs on one core, and so does compiling
@@ -151,6 +230,7 @@ count_swift_run "swift test BuildPipelineTests" $?
 fluent_stage() {
     local part script start
     for part in driver apps; do
+        wanted "$part" || continue
         case $part in
             driver) script=Tests/FluentDriver/run-driver-tests.sh ;;
             apps) script=Tests/Examples/run-app-examples.sh ;;
@@ -181,42 +261,52 @@ run_upstream() {
     shift
     if run_part "$label" env "$@" Tests/Upstream/run-upstream.sh; then
         files=$(grep -cE '^  sqlcipher[^ ]*\.test +[0-9]+ tests, 0 errors' "$LOGS/$label.log")
-        if [ "$files" -gt 0 ]; then
-            PASSED=$((PASSED + files))
-            PARTS+=("$label: $files files")
-        else
-            failed "$label: exit 0 but no file reported"
-        fi
+        PASSED=$((PASSED + files))
+        PARTS+=("$label: $files files")
+        require_minimum "$label" "$files" "files passed"
     else
-        failed "$label: $(short "$(grep -E '^run-upstream.sh: error: ' "$LOGS/$label.log" | tail -n1 \
-            || tail -n1 "$LOGS/$label.log")")"
+        failed "$label: $(short "$(last_line "$LOGS/$label.log" '^run-upstream.sh: error: ')")"
         PARTS+=("$label: failed")
     fi
 }
-run_upstream upstream UPSTREAM_CRYPTO_PROVIDER=sqlcipherkit
-run_upstream "upstream (reference provider)" UPSTREAM_CRYPTO_PROVIDER=reference
+if wanted upstream; then
+    run_upstream upstream UPSTREAM_CRYPTO_PROVIDER=sqlcipherkit
+    run_upstream "upstream (reference provider)" UPSTREAM_CRYPTO_PROVIDER=reference
+fi
 
 # The aarch64 engine under qemu-user-static (Tests/Emulation): the C consumer on the bundle's aarch64 variant,
 # files exchanged with x86_64 both ways, the arm64 pkg-config file; one count per check ("ok:" lines, and the
 # "EMULATION: N passed, N failed" line). Then SQLCipher's own core, compatibility and rekey files on an aarch64
 # testfixture (counted as the upstream parts are).
-run_part emulation Tests/Emulation/run-aarch64.sh
-count_checks emulation "emulation (aarch64)" "checks" $?
-# The three files side by side: each qemu process is one core's work, and the machine has two.
-run_upstream "upstream (aarch64, qemu)" UPSTREAM_TARGET=aarch64 UPSTREAM_JOBS=3 \
-    UPSTREAM_FILES="sqlcipher-core.test sqlcipher-compatibility.test sqlcipher-rekey.test"
+if wanted emulation; then
+    run_part emulation Tests/Emulation/run-aarch64.sh
+    count_checks emulation "emulation (aarch64)" "checks" $?
+    # The three files side by side: each qemu process is one core's work, and the machine has two.
+    run_upstream "upstream (aarch64, qemu)" UPSTREAM_TARGET=aarch64 UPSTREAM_JOBS=3 \
+        UPSTREAM_FILES="sqlcipher-core.test sqlcipher-compatibility.test sqlcipher-rekey.test"
+fi
 
-if run_part fuzz Tests/Fuzz/fuzz.sh 60; then
-    PASSED=$((PASSED + 1))
-    PARTS+=("fuzz: 1 run")
-else
-    failed "fuzz: $(short "$(grep -E '^fuzz.sh: FAILED' "$LOGS/fuzz.log" | tail -n1 || tail -n1 "$LOGS/fuzz.log")")"
-    PARTS+=("fuzz: failed")
+# The fuzz part: the regression inputs, the trigram differential and a 60-second run, each reporting its own line
+# (fuzz.sh itself fails a run too shallow to count).
+if wanted fuzz; then
+    if run_part fuzz Tests/Fuzz/fuzz.sh 60; then
+        if grep -qE '^fuzz.sh: OK: [0-9]+ runs' "$LOGS/fuzz.log" \
+            && grep -qE '^fuzz.sh: regression inputs: all [1-9][0-9]* ran clean' "$LOGS/fuzz.log"; then
+            PASSED=$((PASSED + 1))
+            PARTS+=("fuzz: $(sed -nE 's/^fuzz.sh: OK: ([0-9]+ runs).*/\1/p' "$LOGS/fuzz.log")")
+        else
+            failed "fuzz: exit 0 without its 'OK: N runs' and 'regression inputs: all N ran clean' lines"
+            PARTS+=("fuzz: incomplete")
+        fi
+    else
+        failed "fuzz: $(short "$(last_line "$LOGS/fuzz.log" '^fuzz.sh: (FAILED|error)')")"
+        PARTS+=("fuzz: failed")
+    fi
 fi
 
 wait "$FLUENT_STAGE"
-count_background_part driver "Fluent driver"
-count_background_part apps "app examples"
+! wanted driver || count_background_part driver "Fluent driver"
+! wanted apps || count_background_part apps "app examples"
 while IFS= read -r line; do TIMES+=("$line"); done < <(cat "$LOGS/background.times" 2>/dev/null)
 
 summary

@@ -11,7 +11,8 @@ source "$ROOT/BuildSupport/engine/provider.sh"
 
 # Runs SQLCipher's configure and `make sqlite3.c` on the tarball in a temporary folder (its configure and
 # Makefile break on paths with spaces), with SQLCipherKit's provider appended the way SQLCipher documents for a
-# custom provider (EXTRA_SRC), and copies sqlite3.c and sqlite3.h into $1.
+# custom provider (EXTRA_SRC), and copies sqlite3.c (the local changes applied), sqlite3.h and upstream's own
+# sqlite3.c (as sqlite3.upstream.c) into $1.
 make_amalgamation() {
     local into=$1 log=$1/build.log work top
     temp_dir work sqlcipherkit-amalgamation
@@ -30,6 +31,9 @@ make_amalgamation() {
     [ -s "$work/build/sqlite3.c" ] || die "make sqlite3.c produced no sqlite3.c"
     amalgamation_has_selected_provider "$work/build/sqlite3.c" \
         || die "the generated sqlite3.c does not hold the $CRYPTO_PROVIDER crypto provider as selected (EXTRA_SRC)"
+    # Upstream's output as generated, kept beside the changed one: LocalChangesTests applies the pin's changes to
+    # it and must get sqlite3.c exactly (never committed, like the rest of Vendor/build).
+    cp "$work/build/sqlite3.c" "$into/sqlite3.upstream.c"
     apply_local_changes "$work/build/sqlite3.c"
     cp "$work/build/sqlite3.c" "$work/build/sqlite3.h" "$into/"
 }
@@ -46,7 +50,7 @@ generate_amalgamation() {
     local dir=$BUILD_DIR/amalgamation stamp_file=$BUILD_DIR/amalgamation.stamp stamp
     # SQLCipherKit's provider's source is part of the amalgamation only when it is the one compiled in.
     stamp=$(stamp_of "$PIN_SHA256" "$PIN_TARBALL" "${PIN_CONFIGURE_FLAGS[@]}" "${ENGINE_CFLAGS[@]}" \
-        "$([ "$CRYPTO_PROVIDER" = reference ] || sha256_of "$PROVIDER_SOURCE")" "$(local_changes_stamp)" amalgamation-v5)
+        "$([ "$CRYPTO_PROVIDER" = reference ] || sha256_of "$PROVIDER_SOURCE")" "$(local_changes_stamp)" amalgamation-v6)
     if [ -f "$dir/sqlite3.c" ] && [ -f "$BUILD_DIR/include/sqlite3.h" ] && stamp_matches "$stamp_file" "$stamp"; then
         note "up to date (pin unchanged): $dir/sqlite3.c"
         return

@@ -97,7 +97,7 @@ extension GuardSpellings {
                 _ = db.text("SELECT count(*) FROM t")
                 _ = db.execute(spelling.sql)
                 return db.text("PRAGMA temp_store") == "1" ? .acted("set temp_store to FILE") : .none
-            case .cipher:
+            case .cipher, .cipherCurrentValue:
                 // On a new database, where every setting still takes effect (on a database with pages some,
                 // the page size among them, are ignored after the first read).
                 let db = RawConnection(path: freshDatabase(index: index, side: "oracle", empty: true), key: rawKey)
@@ -164,7 +164,7 @@ extension GuardSpellings {
                 if (try? db.scalar(Int.self, "PRAGMA temp_store")) == 1 { return (false, .acted("set temp_store to FILE")) }
                 if let file = temporaryFileDuringSpill(db) { return (false, .acted("opened temporary file \(file)")) }
                 return (false, .none)
-            case .cipher:
+            case .cipher, .cipherCurrentValue:
                 let reads = (try? db.scalar(Int.self, "SELECT count(*) FROM sqlite_schema")) == 0
                 let effect = cipherEffect(read, reads: reads, before: before)
                 db.close()

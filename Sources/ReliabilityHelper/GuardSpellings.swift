@@ -22,8 +22,10 @@ import SQLCipherKit
 ///
 /// A spelling is a *mismatch* when the guard's verdict differs from the effect: refused though harmless, or
 /// allowed though it acts (and, allowed, acts on the guarded connection). ATTACH and `sqlcipher_export()` in
-/// SQL text are refused whatever their effect (the authorizer cannot see an ATTACH's KEY clause): their
-/// spellings must all be refused. Runs in a child process because the effect of `cipher_default_…` and
+/// SQL text are refused whatever their effect (the authorizer cannot see an ATTACH's KEY clause), and so is a
+/// cipher setting with any value, its current one included (those spellings must also show no effect, which
+/// proves they are the current value): their spellings must all be refused. Before the cases, the spill check
+/// is shown to see a file: a decoy held open under SQLITE_TMPDIR. Runs in a child process because the effect of `cipher_default_…` and
 /// `cipher_memory_security` is process-wide (each is restored after its case). Prints one line per mismatch,
 /// per-family counts, then `spellings N refused R allowed A mismatches M`; exits 1 on any mismatch.
 ///
@@ -32,6 +34,12 @@ enum GuardSpellings {
     enum Family: String, CaseIterable {
         case key = "key pragmas", tempStore = "temp_store", cipher = "cipher settings", pageSize = "page_size"
         case vacuumInto = "VACUUM INTO", alwaysRefused = "ATTACH / sqlcipher_export / unknown cipher_ setters"
+        case cipherCurrentValue = "cipher settings set to their current value"
+
+        /// Whether the guard refuses every spelling of the family, whatever its effect: ATTACH and export in SQL
+        /// text, and a cipher setting with any value, its current one included (a setter is refused, not judged
+        /// by whether it would change anything; the spellings that would are in ``cipher``).
+        var alwaysRefused: Bool { self == .alwaysRefused || self == .cipherCurrentValue }
     }
 
     struct Spelling {
@@ -54,6 +62,7 @@ enum GuardSpellings {
         guard chdir(folder) == 0 else { fail("cannot enter \(folder)") }
         let context = Context(folder: folder, key: key, rawKey: "x'\(hex)'")
         orFail("template") { try context.makeTemplate() }
+        spillControl(context)
 
         let spellings = generate(using: &generator, folder: folder)
         var counts: [Family: (total: Int, refused: Int, mismatches: Int)] = [:]
@@ -65,8 +74,11 @@ enum GuardSpellings {
             if refused { counts[spelling.family, default: (0, 0, 0)].refused += 1 }
             let problem: String?
             switch (spelling.family, refused, effect, guardedEffect) {
-            case (.alwaysRefused, false, _, _): problem = "allowed, though refused whatever its effect"
-            case (.alwaysRefused, true, _, _): problem = nil
+            case (.cipherCurrentValue, _, .acted(let what), _):
+                problem = "not the current value: on an unguarded connection it \(what)"
+            case (let family, false, _, _) where family.alwaysRefused:
+                problem = "allowed, though refused whatever its effect"
+            case (let family, true, _, _) where family.alwaysRefused: problem = nil
             case (_, true, .none, _): problem = "refused, though harmless on an unguarded connection"
             case (_, false, .acted(let what), _): problem = "allowed, though on an unguarded connection it \(what)"
             case (_, false, .none, .acted(let what)): problem = "allowed, and on the guarded connection it \(what)"
@@ -89,6 +101,19 @@ enum GuardSpellings {
         report("spellings \(spellings.count) refused \(refused) allowed \(spellings.count - refused) "
             + "mismatches \(mismatches)")
         exit(mismatches == 0 ? 0 : 1)
+    }
+
+    /// The spill check's control: with TEMP_STORE=3 no spill ever opens a file, so a check that could not see one
+    /// would pass as well; a decoy held open under SQLITE_TMPDIR must be seen, and is gone before the cases run.
+    static func spillControl(_ context: Context) {
+        let folder = getenv("SQLITE_TMPDIR").map { String(cString: $0) } ?? "/nonexistent"
+        let decoy = folder + "/decoy-spill-control"
+        let descriptor = open(decoy, O_CREAT | O_RDWR | O_EXCL, 0o600)
+        let seen = descriptor >= 0 ? context.openTemporaryFile() : nil
+        if descriptor >= 0 { close(descriptor) }
+        unlink(decoy)
+        guard seen == decoy else { fail("spill control: a decoy held open under SQLITE_TMPDIR (\(decoy)) was not seen") }
+        report("spill control: a decoy held open under SQLITE_TMPDIR was seen")
     }
 
     static func printable(_ spelling: Spelling) -> String {
@@ -191,6 +216,15 @@ enum GuardSpellings {
                               ("cipher_default_plaintext_header_size", "16")]
         for (name, value) in cipherSettings {
             add(.cipher, 24) { pragma(name, value, schemas: schemaPrefixes, using: &$0) }
+        }
+        // The same names with the value they already have (SQLCipher 4's defaults): no effect, and still refused.
+        let currentCipherSettings = [("cipher_page_size", "4096"), ("cipher_use_hmac", "ON"), ("cipher_use_hmac", "1"),
+                                     ("kdf_iter", "256000"), ("cipher_hmac_algorithm", "HMAC_SHA512"),
+                                     ("cipher_kdf_algorithm", "PBKDF2_HMAC_SHA512"),
+                                     ("cipher_plaintext_header_size", "0"), ("cipher_default_page_size", "4096"),
+                                     ("cipher_default_use_hmac", "ON"), ("cipher_default_kdf_iter", "256000")]
+        for (name, value) in currentCipherSettings {
+            add(.cipherCurrentValue, 12) { pragma(name, value, schemas: schemaPrefixes, using: &$0) }
         }
         for name in ["cipher_page_size", "cipher_use_hmac", "kdf_iter", "cipher_settings", "cipher_default_settings",
                      "cipher_version", "cipher_integrity_check", "cipher_default_kdf_iter"] {

@@ -40,11 +40,15 @@ final class FluentBenchmarkerTests: XCTestCase {
             try? FileManager.default.removeItem(at: folder)
             return try super.tearDownWithError()
         }
-        // Both files, after whatever the group did: encrypted, with no plaintext marker.
-        let db = databases.database(.sqlcipher, logger: Logger(label: "test"), on: MultiThreadedEventLoopGroup.singleton.any())!
-        let sql = db as! any SQLDatabase
-        try sql.raw("CREATE TABLE IF NOT EXISTS sqlcipher_marker(text TEXT)").run().wait()
-        try sql.raw("INSERT INTO sqlcipher_marker VALUES (\(bind: Self.marker))").run().wait()
+        // Both files, after whatever the group did: encrypted, with no plaintext marker (written into each, so
+        // that a plaintext file would show it).
+        for id in [DatabaseID.sqlcipher, DatabaseID(string: "second")] {
+            let db = try XCTUnwrap(databases.database(id, logger: Logger(label: "test"),
+                                                      on: MultiThreadedEventLoopGroup.singleton.any()))
+            let sql = try XCTUnwrap(db as? any SQLDatabase)
+            try sql.raw("CREATE TABLE IF NOT EXISTS sqlcipher_marker(text TEXT)").run().wait()
+            try sql.raw("INSERT INTO sqlcipher_marker VALUES (\(bind: Self.marker))").run().wait()
+        }
         databases.shutdown()
         self.databases = nil
         try assertEncrypted(firstPath)
@@ -54,6 +58,8 @@ final class FluentBenchmarkerTests: XCTestCase {
     }
 
     private func assertEncrypted(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        // The database itself must be there (the marker was just written into it); its WAL may be gone.
+        XCTAssertNotNil(FileManager.default.contents(atPath: path), "\(path) is missing", file: file, line: line)
         for candidate in [path, path + "-wal"] {
             guard let bytes = FileManager.default.contents(atPath: candidate) else { continue }
             XCTAssertFalse(bytes.starts(with: Data("SQLite format 3".utf8)), "\(candidate) has a plaintext header",
