@@ -12,7 +12,10 @@
 # engine.sh through build-sqlcipher.sh --crypto-provider reference); SQLCipherKit's from the checkout's
 # BuildSupport/engine/sqlcipherkit_provider.c as it is now (a planted bug shows at once). The object is rebuilt
 # when either, this folder's files, the flags or the compiler change (a stamp). Everything goes to
-# Vendor/build/crypto-provider/ (gitignored). Exit status: 0 no difference on any libcrypto; 1 otherwise.
+# Vendor/build/crypto-provider/ (gitignored). Every program's TOTAL line must count at least 81 known-answer
+# checks plus 5,300 random ones per SCALE (5,381 at scale 1): "0 differences" over fewer checks proves less, and
+# the run fails with the count and the minimum. Exit status: 0 no difference on any libcrypto and no count short;
+# 1 otherwise.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HERE=$ROOT/Tests/CryptoProvider
@@ -59,10 +62,28 @@ compile no-deprecated -DOPENSSL_API_COMPAT=30000 -DOPENSSL_NO_DEPRECATED
 compile evp -DSQLCIPHERKIT_PROVIDER_EVP
 
 status=0
+# The checks one program must count (differential.c): 81 known-answer checks (63 HMAC, 14 PBKDF2, 4 AES) and, per
+# SCALE, 3,000 HMACs, 300 PBKDF2 and 1,000 AES cases of 2 checks each. Fewer means cases were lost.
+MIN_CHECKS=$((81 + 5300 * SCALE))
+
+# differential PROGRAM [ARG...]: runs one differential program (its output, standard error included, shown when it
+# ends), sets status=1 when it fails, and also when its TOTAL line counts fewer than MIN_CHECKS checks (or is absent).
+differential() {
+    local log=$OUT/differential-run.log rc=0 checks
+    "$@" >"$log" 2>&1 || rc=$?
+    cat "$log"
+    [ "$rc" = 0 ] || status=1
+    checks=$(sed -nE 's/^TOTAL: ([0-9]+) checks, .*/\1/p' "$log" | tail -n1)
+    if [ "${checks:-0}" -lt "$MIN_CHECKS" ]; then
+        echo "run-differential.sh: SHORT: ${checks:-no TOTAL line, no} checks, at least $MIN_CHECKS expected (81 known answers + 5,300 random cases x SCALE $SCALE)" >&2
+        status=1
+    fi
+}
+
 # 1. The system's libcrypto.
 "$CC" -o "$OUT/differential-system" "$OUT/differential-default.o" -lcrypto -lm -lpthread
 echo "==> libcrypto: the system's ($(ldd "$OUT/differential-system" | awk '/libcrypto/ {print $3}'))"
-"$OUT/differential-system" "$SEED" "$SCALE" || status=1
+differential "$OUT/differential-system" "$SEED" "$SCALE"
 
 # 2. The sqlcipher3 wheel's: OpenSSL linked statically into its Python extension module, which exports libcrypto's
 # functions; the program links that module (and libpython, which the module needs) with an rpath, no system libcrypto.
@@ -77,7 +98,7 @@ if [ -n "$wheel_module" ] && nm -D --defined-only "$wheel_module" | grep -c ' T 
         exit 1
     fi
     echo "==> libcrypto: the sqlcipher3 wheel's ($wheel_module)"
-    "$OUT/differential-wheel" "$SEED" "$SCALE" || status=1
+    differential "$OUT/differential-wheel" "$SEED" "$SCALE"
 elif [ "${DIFFERENTIAL_REQUIRE_WHEEL:-0}" = 1 ]; then
     echo "run-differential.sh: no sqlcipher3 wheel in Vendor/build/python-venv (the interop tests install it)" >&2
     exit 1
@@ -90,7 +111,7 @@ fi
 for variant in no-deprecated evp; do
     "$CC" -o "$OUT/differential-$variant" "$OUT/differential-$variant.o" -lcrypto -lm -lpthread
     echo "==> libcrypto: the system's, SQLCipherKit's provider compiled $variant"
-    "$OUT/differential-$variant" "$SEED" "$SCALE" || status=1
+    differential "$OUT/differential-$variant" "$SEED" "$SCALE"
 done
 
 # 4. openssl.cnf setting FIPS default properties (OPENSSL_CONF). This machine has no FIPS module, so AES-256-CBC
@@ -114,5 +135,5 @@ echo "exit status under FIPS properties: $fips_status (2: SQLCipher could not se
 # provider must take the EVP path (its direct path is for OpenSSL's own `default` provider only), and agree.
 conf=$("$HERE/aes-proxy.sh")
 echo "==> OPENSSL_CONF loading aesproxy, which serves AES-256-CBC (default_properties = ?provider=aesproxy)"
-OPENSSL_CONF=$conf AESPROXY_REPORT=1 "$OUT/differential-system" "$SEED" "$SCALE" 2>&1 || status=1
+differential env OPENSSL_CONF="$conf" AESPROXY_REPORT=1 "$OUT/differential-system" "$SEED" "$SCALE"
 exit $status

@@ -3,9 +3,11 @@
 # engine (SQLCipherKit's provider and SQLCipher's reference one, both built by engine.sh through
 # build-sqlcipher.sh --crypto-provider), lets each write every case (and a copy with one byte of page 2 flipped),
 # and each read what both wrote. Passes when every program reports the provider it was linked with, every file
-# reads back exact on both engines, and both engines report the same thing, line for line, on every tampered copy.
-# Prints the counts; everything goes to Vendor/build/crypto-provider/matrix/ (gitignored, fresh each run).
-# Exit status: 0 no difference; 1 otherwise.
+# reads back exact on both engines, both engines report the same thing, line for line, on every tampered copy,
+# and every count reaches what the full matrix gives (below: a matrix that lost cases agrees just as well).
+# Prints the counts, then a COUNTS line with each count and its minimum; everything goes to
+# Vendor/build/crypto-provider/matrix/ (gitignored, fresh each run).
+# Exit status: 0 no difference and no count short; 1 otherwise.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HERE=$ROOT/Tests/CryptoProvider
@@ -15,6 +17,17 @@ PROVIDERS=(sqlcipherkit reference)
 rm -rf "$OUT"
 mkdir -p "$OUT"
 fail() { echo "run-matrix.sh: $*" >&2; exit 1; }
+
+# What the full matrix counts (matrix.c: the product 7 page sizes x 3 HMACs x 3 KDFs x 4 compatibilities, with the
+# pairs of the two-valued dimensions covered inside it), each case written by 2 engines and read by 2 (files, and
+# tampered copies: 4 per case), compatibility 1 (a quarter of the cases) without an HMAC and so not refused, and
+# what aesproxy wrote read by 2 engines. Minimums: more cases pass (raise these with them), fewer fail.
+EXPECT_CASES=252
+EXPECT_FILES=$((EXPECT_CASES * 4))
+EXPECT_TAMPERED=$((EXPECT_CASES * 4))
+EXPECT_REFUSED=$((EXPECT_CASES * 3))
+EXPECT_NO_HMAC=$EXPECT_CASES
+EXPECT_PROXY_FILES=$((EXPECT_CASES * 2))
 
 for name in "${PROVIDERS[@]}"; do
     dir=$("$HERE/engine.sh" "$name")
@@ -30,6 +43,8 @@ for name in "${PROVIDERS[@]}"; do
 done
 cmp -s <(tail -n +2 "$OUT/cases-sqlcipherkit.txt") <(tail -n +2 "$OUT/cases-reference.txt") || fail "the case lists differ"
 tail -n1 "$OUT/cases-sqlcipherkit.txt"
+# The cases listed, one a line ("N: page ..."), not the number the program says it has.
+cases=$(grep -cE '^[0-9]+: page ' "$OUT/cases-sqlcipherkit.txt" || true)
 
 status=0 files=0 tampered=0 refused=0 no_hmac=0
 for writer in "${PROVIDERS[@]}"; do
@@ -88,4 +103,23 @@ if ! diff -q "$OUT/proxy-read-reference.txt" "$OUT/read-reference-by-reference.t
     status=1
 fi
 echo "AESPROXY: under an openssl.cnf where aesproxy serves AES-256-CBC ($served AES updates by it): $proxy_files files it wrote read back on both engines, the reference's files read line for line as the reference reads them: $([ $status = 0 ] && echo yes || echo NO)"
+
+# Every count against the full matrix's: agreement over fewer cases is a smaller proof, so it fails.
+counts=() short=0
+at_least() {
+    counts+=("$1 $2 (at least $3)")
+    if [ "$2" -lt "$3" ]; then
+        echo "SHORT: $1: $2, at least $3 expected (see EXPECT_* in run-matrix.sh)" >&2
+        short=1
+    fi
+}
+at_least cases "$cases" "$EXPECT_CASES"
+at_least files "$files" "$EXPECT_FILES"
+at_least tampered "$tampered" "$EXPECT_TAMPERED"
+at_least refused "$refused" "$EXPECT_REFUSED"
+at_least no_hmac "$no_hmac" "$EXPECT_NO_HMAC"
+at_least proxy_files "$proxy_files" "$EXPECT_PROXY_FILES"
+[ $short = 0 ] || status=1
+joined=$(printf '%s, ' "${counts[@]}")
+echo "COUNTS: ${joined%, }: $([ $short = 0 ] && echo yes || echo NO)"
 exit $status

@@ -12,6 +12,14 @@
 # Upstream's Makefile adds its own harness flags on top (SQLITE_TEST, SQLITE_NO_SYNC,
 # SQLITE_DEFAULT_PAGE_SIZE=1024…), as it does wherever this suite runs.
 #
+# Some upstream tests draw their data from Tcl's rand() (sqlcipher-compatibility.test "auto-vacuum-full" deletes
+# the rows under a random bound, and fails, {ok 0 0}, when the bound passes every row), which Tcl seeds from the
+# clock. So every test file is run through seeded.tcl (written into the build folder): Tcl's generator is seeded,
+# expr {srand(UPSTREAM_SEED)}, before the file is sourced, in the file's own interpreter for the files the suite
+# runner sources; each run checks that every file it sourced was seeded. The seed is printed on the first line,
+# in the summary and in any failure, and UPSTREAM_SEED=N replays a run (the threads of sqlcipher-threads.test,
+# which draw only which row to read, stay unseeded).
+#
 # Everything it writes lives under Vendor/build/upstream/ (gitignored):
 #   src/                the extracted tarball (the test scripts are run from here)
 #   build/              the out-of-tree configure + make folder; build.log is its log
@@ -23,7 +31,8 @@
 # Exit status: 0 every upstream test passed; 1 a failure, a missing summary line, or a build/setup error.
 # Environment: CC (default cc), MAKE_JOBS (default 2), UPSTREAM_JOBS (test files run side by side, default 1),
 # UPSTREAM_TIMEOUT (seconds one test run may take,
-# default 1200), UPSTREAM_TARGET=aarch64 (a cross-built harness run under qemu: Tests/Emulation/upstream-aarch64.sh).
+# default 1200), UPSTREAM_TARGET=aarch64 (a cross-built harness run under qemu: Tests/Emulation/upstream-aarch64.sh),
+# UPSTREAM_SEED (Tcl's rand() seed before each test file, a number of 1-9 digits; default 1).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -72,6 +81,10 @@ if [ "$CRYPTO_PROVIDER" = reference ]; then
     LOG=$UPSTREAM_DIR/sqlcipher-test.log
 fi
 read -r -a ONLY_FILES <<<"${UPSTREAM_FILES:-}"
+# Tcl's rand() seed (see the header): fixed, so that every run draws the same data; another one only on purpose.
+UPSTREAM_SEED=${UPSTREAM_SEED:-1}
+[[ $UPSTREAM_SEED =~ ^[0-9]{1,9}$ ]] \
+    || { echo "run-upstream.sh: error: UPSTREAM_SEED must be a number of 1-9 digits, not '$UPSTREAM_SEED'" >&2; exit 1; }
 
 # Test files run on their own besides those sqlcipher.test lists (upstream runs it by hand, under TSan).
 EXTRA_FILES=(sqlcipher-threads.test)
@@ -269,25 +282,66 @@ memstatus_is_sole_failure() {
     [ "$unfreed" = 1 ] && [ "$others" = 0 ] && ! grep -q '^!Failures on these tests:' "$log"
 }
 
+# The seed, as every failure states it: how to replay the run.
+seed_note() { printf 'Tcl rand() seed %s: UPSTREAM_SEED=%s replays it' "$UPSTREAM_SEED" "$UPSTREAM_SEED"; }
+
+# The line seeded.tcl prints each time it seeds Tcl's generator before a file is sourced.
+SEEDED_LINE="^run-upstream: Tcl rand\\(\\) seeded with srand\\($UPSTREAM_SEED\\) before sourcing "
+
+# Writes seeded.tcl, through which testfixture runs every test file (testfixture seeded.tcl SEED FILE): it seeds
+# Tcl's generator and sources FILE as testfixture would have (argv0 is FILE's path: the tests find tester.tcl from
+# it). The suite runner (sqlcipher.test) sources each of its files in a new interpreter (tester.tcl's
+# slave_test_script), whose generator would start from the clock: once tester.tcl has defined that procedure, it
+# is wrapped so that the new interpreter is seeded too before the file is sourced. Each seeding prints a line
+# (SEEDED_LINE), which run_testfixture counts: a file sourced unseeded (say upstream renamed the procedure) fails.
+write_seeded_tcl() {
+    cat >"$UPSTREAM_DIR/seeded.tcl" <<'TCL'
+set ::sqlcipherkit_seed [lindex $argv 0]
+set ::argv0 [lindex $argv 1]
+set ::argv [lrange $argv 2 end]
+set ::argc [llength $::argv]
+proc sqlcipherkit_seeding {file} {
+  puts "run-upstream: Tcl rand() seeded with srand($::sqlcipherkit_seed) before sourcing [file tail $file]"
+  return "expr {srand($::sqlcipherkit_seed)}"
+}
+proc sqlcipherkit_wrap {args} {
+  if {[info procs slave_test_script] ne "" && [info procs sqlcipherkit_slave_test_script] eq ""} {
+    rename slave_test_script sqlcipherkit_slave_test_script
+    proc slave_test_script {script} {
+      # script is [list source FILE] (tester.tcl's slave_test_file).
+      sqlcipherkit_slave_test_script "[sqlcipherkit_seeding [lindex $script end]]; $script"
+    }
+  }
+}
+trace add execution source leave sqlcipherkit_wrap
+eval [sqlcipherkit_seeding $::argv0]
+source $::argv0
+TCL
+}
+
 # Runs testfixture on SCRIPT (a path under src/test) into LOG, in the working folder RUN (default run; files run
-# side by side each have their own); sets RUN_ERRORS, RUN_TESTS, RUN_STATUS.
+# side by side each have their own), through seeded.tcl; sets RUN_ERRORS, RUN_TESTS, RUN_STATUS. SEEDINGS is how
+# many times the run must seed Tcl's generator (default 1, the file; for the suite runner, 1 + its files).
 run_testfixture() {
-    local script=$1 log=$2 run=${3:-run}
+    local script=$1 log=$2 run=${3:-run} seedings=${4:-1} seeded
     rm -rf "${UPSTREAM_DIR:?}/$run"
     mkdir -p "$UPSTREAM_DIR/$run"
     RUN_STATUS=0
     # The tests write test.db… and SQLCipher's cipher log into the working folder, so they run in run/. The
     # script path is given whole: the tests find tester.tcl and sqlcipher-resources/ from it. Through a
     # space-free symlink, as the build.
-    (cd "$WORK/up/$run" && timeout "$UPSTREAM_TIMEOUT" ${RUN_PREFIX[@]+"${RUN_PREFIX[@]}"} ../testfixture "../src/test/$script") \
-        >"$log" 2>&1 </dev/null || RUN_STATUS=$?
-    [ "$RUN_STATUS" != 124 ] || die "test/$script did not finish within ${UPSTREAM_TIMEOUT}s (log: $log)"
+    (cd "$WORK/up/$run" && timeout "$UPSTREAM_TIMEOUT" ${RUN_PREFIX[@]+"${RUN_PREFIX[@]}"} ../testfixture \
+        ../seeded.tcl "$UPSTREAM_SEED" "../src/test/$script") >"$log" 2>&1 </dev/null || RUN_STATUS=$?
+    [ "$RUN_STATUS" != 124 ] || die "test/$script did not finish within ${UPSTREAM_TIMEOUT}s (log: $log; $(seed_note))"
     local summary
     summary=$(grep -E '^[0-9]+ errors out of [0-9]+ tests' "$log" | tail -n1 || true)
     if [ -z "$summary" ]; then
         tail -n 30 "$log" >&2
-        die "no 'N errors out of M tests' line: test/$script did not finish (exit $RUN_STATUS, log: $log)"
+        die "no 'N errors out of M tests' line: test/$script did not finish (exit $RUN_STATUS, log: $log; $(seed_note))"
     fi
+    seeded=$(grep -cE "$SEEDED_LINE" "$log" || true)
+    [ "$seeded" = "$seedings" ] \
+        || die "test/$script: Tcl's rand() was seeded $seeded times, $seedings expected (once per file sourced): a file ran unseeded, its random data not replayable (see write_seeded_tcl; log: $log)"
     RUN_ERRORS=$(sed -E 's/^([0-9]+) errors out of ([0-9]+) tests.*/\1/' <<<"$summary")
     RUN_TESTS=$(sed -E 's/^([0-9]+) errors out of ([0-9]+) tests.*/\2/' <<<"$summary")
     if [ "$RUN_ERRORS" = 0 ] && [ "$RUN_STATUS" = 1 ] && memstatus_is_sole_failure "$script" "$log"; then
@@ -297,7 +351,7 @@ run_testfixture() {
     if [ "$RUN_ERRORS" != 0 ] || [ "$RUN_STATUS" != 0 ]; then
         grep -E '^!Failures on these tests:|files were left open$|^Unfreed memory: ' "$log" >&2 || true
         grep -E -B2 -A6 '^! ' "$log" | head -n 60 >&2 || true
-        die "SQLCipher's own test/$script failed against the pinned engine's flags ($RUN_ERRORS errors, exit $RUN_STATUS)"
+        die "SQLCipher's own test/$script failed against the pinned engine's flags ($RUN_ERRORS errors, exit $RUN_STATUS; $(seed_note))"
     fi
 }
 
@@ -305,6 +359,7 @@ run_suite() {
     rm -rf "$UPSTREAM_DIR/run" "$UPSTREAM_DIR/logs"
     mkdir -p "$UPSTREAM_DIR/run" "$UPSTREAM_DIR/logs"
     check_harness
+    write_seeded_tcl
     WORK=$(mktemp -d "${TMPDIR:-/tmp}/sqlcipherkit-upstream.XXXXXX")
     CLEANUP+=("$WORK")
     ln -s "$UPSTREAM_DIR" "$WORK/up"
@@ -328,7 +383,7 @@ run_suite() {
         files=("${ONLY_FILES[@]}") EXTRA_FILES=() missing=()
     else
         # 1. The suite as upstream runs it.
-        run_testfixture sqlcipher.test "$LOG"
+        run_testfixture sqlcipher.test "$LOG" run $((${#files[@]} + 1))
         suite_tests=$RUN_TESTS suite_elapsed=$((SECONDS - started))
     fi
     # 2. Each file on its own, for its count (the suite runner reports one total only). With UPSTREAM_JOBS=N > 1,
@@ -351,7 +406,7 @@ run_suite() {
         local file_started=$SECONDS result=()
         if [ "$jobs" -gt 1 ]; then
             [ -s "$UPSTREAM_DIR/logs/$file.result" ] && read -r -a result <"$UPSTREAM_DIR/logs/$file.result" \
-                || die "test/$file failed (above; log: $UPSTREAM_DIR/logs/$file.log)"
+                || die "test/$file failed (above; log: $UPSTREAM_DIR/logs/$file.log; $(seed_note))"
             RUN_TESTS=${result[0]} file_started=$((SECONDS - result[1]))
         else
             run_testfixture "$file" "$UPSTREAM_DIR/logs/$file.log"
@@ -362,11 +417,12 @@ run_suite() {
             "$((SECONDS - file_started))")")
         if [ -n "$expected" ] && [ "$RUN_TESTS" != "$expected" ]; then
             printf '%s\n' "${lines[@]}" >&2
-            die "test/$file ran $RUN_TESTS tests, the pin records $expected: part of it was skipped, or the suite changed (update PIN_UPSTREAM_TESTS in Vendor/sqlcipher.pin after reading the log: $UPSTREAM_DIR/logs/$file.log)"
+            die "test/$file ran $RUN_TESTS tests, the pin records $expected ($(seed_note)): part of it was skipped, or the suite changed (update PIN_UPSTREAM_TESTS in Vendor/sqlcipher.pin after reading the log: $UPSTREAM_DIR/logs/$file.log)"
         fi
     done
-    printf 'upstream SQLCipher %s (crypto provider %s, %s), 0 errors in every file:\n' "$PIN_VERSION" "$CRYPTO_PROVIDER" \
-        "testfixture for $(readelf -h "$UPSTREAM_DIR/testfixture" | sed -n 's/^ *Machine: *//p')"
+    printf 'upstream SQLCipher %s (crypto provider %s, %s, Tcl rand() seed %s), 0 errors in every file:\n' \
+        "$PIN_VERSION" "$CRYPTO_PROVIDER" "testfixture for $(readelf -h "$UPSTREAM_DIR/testfixture" \
+        | sed -n 's/^ *Machine: *//p')" "$UPSTREAM_SEED"
     printf '%s\n' "${lines[@]}"
     if [ ${#ONLY_FILES[@]} -gt 0 ]; then
         printf '  %-34s not run (UPSTREAM_FILES names the files)\n' sqlcipher.test
@@ -383,10 +439,11 @@ main() {
     [ $# -eq 0 ] || die "no arguments expected (see the header of $0)"
     local started=$SECONDS
     if [ ${#ONLY_FILES[@]} -gt 0 ]; then
-        printf '==> upstream: SQLCipher %s %s, with the pin'"'"'s flags (%s)\n' "$PIN_VERSION" "${ONLY_FILES[*]}" \
-            "${UPSTREAM_TARGET:-native}${RUN_PREFIX[*]:+, run by ${RUN_PREFIX[*]}}"
+        printf '==> upstream: SQLCipher %s %s, with the pin'"'"'s flags (%s; Tcl rand() seed %s)\n' "$PIN_VERSION" \
+            "${ONLY_FILES[*]}" "${UPSTREAM_TARGET:-native}${RUN_PREFIX[*]:+, run by ${RUN_PREFIX[*]}}" "$UPSTREAM_SEED"
     else
-        printf '==> upstream: SQLCipher %s test/sqlcipher.test, its files one by one, and sqlcipher-threads.test, with the pin'"'"'s flags\n' "$PIN_VERSION"
+        printf '==> upstream: SQLCipher %s test/sqlcipher.test, its files one by one, and sqlcipher-threads.test, with the pin'"'"'s flags (Tcl rand() seed %s)\n' \
+            "$PIN_VERSION" "$UPSTREAM_SEED"
     fi
     check_prerequisites
     compose_flags
