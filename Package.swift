@@ -31,7 +31,9 @@ let package = Package(
             dependencies: ["SQLCipherKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // The child process the reliability tests kill, starve of disk space and inspect; not a product.
-        .executableTarget(name: "ReliabilityHelper", dependencies: ["SQLCipherKit", "ReliabilitySupport"]),
+        .executableTarget(name: "ReliabilityHelper", dependencies: ["SQLCipherKit", "ReliabilitySupport", "PowerLossVFS"]),
+        // The power-cut simulator the helper's power-loss workload runs on (a SQLite VFS shim, in C); not a product.
+        .target(name: "PowerLossVFS", path: "Tests/Support/PowerLossVFS"),
         // What the helper and the tests share (the seeded generator, the crash workload and its checker); not a
         // product.
         .target(name: "ReliabilitySupport", dependencies: ["SQLCipherKit"]),

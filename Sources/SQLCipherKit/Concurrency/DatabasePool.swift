@@ -20,6 +20,9 @@ import Synchronization
 /// result is byte-for-byte what keying each connection with the passphrase gives. A new database gets its salt
 /// from the writer, which is opened with the passphrase first. The derived key is wiped when the pool closes.
 ///
+/// Its connections run in WAL mode with ``Database/Synchronous/extra`` (the same as `FULL` there): every
+/// acknowledged write survives a power cut (<doc:Durability>).
+///
 /// - Important: Do not call the pool (``read(_:)``, ``write(_:)``, ``barrierWrite(_:)``, ``rekey(to:)``)
 ///   from inside one of its own closures: use the ``Database`` the closure receives. A nested call would wait
 ///   for a connection the outer call holds, so it throws ``SQLCipherError/Kind/misuse`` at once instead. A

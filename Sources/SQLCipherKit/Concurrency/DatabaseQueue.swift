@@ -12,6 +12,9 @@ import Foundation
 /// in a read transaction, so it sees one consistent state. The `async` variants run on the queue's one worker
 /// thread, never blocking Swift's cooperative threads; cancelling the task interrupts its statement.
 ///
+/// An acknowledged write survives a power cut: the connection is opened with ``Database/Synchronous/extra``
+/// (``Database/Configuration/synchronous``; <doc:Durability>).
+///
 /// A closure must use the ``Database`` it receives: calling ``read(_:)`` or ``write(_:)`` of the same queue from
 /// inside it throws ``SQLCipherError/Kind/misuse`` (it would nest a transaction in the outer one).
 public final class DatabaseQueue: @unchecked Sendable {

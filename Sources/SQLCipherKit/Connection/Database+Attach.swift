@@ -44,7 +44,10 @@ extension Database {
                 throw SQLCipherError(code: code, connection: handle, path: path, sql: statement.sql)
             }
             do throws(SQLCipherError) {
-                try trusted { () throws(SQLCipherError) in try statement.execute() }
+                try trusted { () throws(SQLCipherError) in
+                    try statement.execute()
+                    try applySynchronous(schema: name)
+                }
             } catch {
                 throw SQLCipherError(kind: error.kind, resultCode: error.resultCode,
                                      extendedResultCode: error.extendedResultCode, message: error.message,

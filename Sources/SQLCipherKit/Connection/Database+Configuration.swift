@@ -30,6 +30,13 @@ extension Database {
         /// SQLite keeps the setting per connection, so it belongs here rather than in SQL: every connection a
         /// ``DatabasePool`` opens gets it, including the readers it reopens after a rekey.
         public var foreignKeys: Bool
+        /// What a commit does to survive a power cut (`PRAGMA synchronous`, set at open). Default: ``Synchronous/extra``:
+        /// every acknowledged commit survives a power cut, in rollback-journal and in WAL mode.
+        ///
+        /// SQLite's own default, ``Synchronous/full``, can lose the last acknowledged commit in rollback-journal
+        /// mode: the commit ends by deleting the journal without syncing the folder, and a power cut can bring
+        /// the journal back, which rolls the commit back. Ask for less by name only (``Synchronous``).
+        public var synchronous: Synchronous
 
         /// The page cache of an encrypted connection when ``pageCacheSize`` is nil: 16 MiB.
         public static let defaultEncryptedPageCacheSize = 16 << 20
@@ -43,13 +50,14 @@ extension Database {
         /// A configuration; the defaults open read-write, creating the file, with SQLCipher 4 settings.
         public init(mode: OpenMode = .readWriteCreate, cipher: CipherSettings = CipherSettings(),
                     busyTimeout: Duration = .seconds(5), verifiesCipherEngine: Bool = true,
-                    pageCacheSize: Int? = nil, foreignKeys: Bool = false) {
+                    pageCacheSize: Int? = nil, foreignKeys: Bool = false, synchronous: Synchronous = .extra) {
             self.mode = mode
             self.cipher = cipher
             self.busyTimeout = busyTimeout
             self.verifiesCipherEngine = verifiesCipherEngine
             self.pageCacheSize = pageCacheSize
             self.foreignKeys = foreignKeys
+            self.synchronous = synchronous
         }
 
         /// A read-only configuration for the library's own inspections, which leave the folder as they found it.

@@ -161,6 +161,8 @@ public final class Database {
                 if configuration.foreignKeys {
                     try execute("PRAGMA foreign_keys = ON")
                 }
+                // Durable by default: SQLite's FULL can lose the last commit of a rollback journal to a power cut.
+                try applySynchronous(schema: "main")
             }
             if configuration.verifiesCipherEngine {
                 try Engine.requireSQLCipher(self)

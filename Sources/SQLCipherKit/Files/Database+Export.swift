@@ -61,6 +61,7 @@ extension Database {
                     for pragma in cipher.pragmas(schema: schema) where !pragma.contains("cipher_memory_security") {
                         try execute(pragma)
                     }
+                    try applySynchronous(schema: schema)
                     // The source's schema rows, which the export runs, must be CREATE statements and nothing else.
                     try requireOnlySchemaStatements()
                     let export = try prepare("SELECT sqlcipher_export(?1)")

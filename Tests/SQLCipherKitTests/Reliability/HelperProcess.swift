@@ -97,6 +97,14 @@ final class HelperProcess: @unchecked Sendable {
         return unread
     }
 
+    /// Every line the child writes until its output ends, waiting up to `timeout` for each; a child that stays
+    /// silent longer is killed (SIGKILL) and its lines so far returned.
+    func readAll(timeout: TimeInterval = 120) -> [String] {
+        var all: [String] = []
+        while let line = readLine(timeout: timeout) { all.append(line) }
+        return process.isRunning ? all + kill() : all + finish()
+    }
+
     /// Whether the child ended by SIGKILL (after ``finish()``).
     var wasKilled: Bool { process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL }
 
