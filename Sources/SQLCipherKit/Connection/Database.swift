@@ -161,8 +161,6 @@ public final class Database {
                 if configuration.foreignKeys {
                     try execute("PRAGMA foreign_keys = ON")
                 }
-                // Durable by default: SQLite's FULL can lose the last commit of a rollback journal to a power cut.
-                try applySynchronous(schema: "main")
             }
             if configuration.verifiesCipherEngine {
                 try Engine.requireSQLCipher(self)
@@ -178,6 +176,11 @@ public final class Database {
                     // A negative cache_size is a size in KiB.
                     try execute("PRAGMA main.cache_size = -\(max(1, bytes / 1024))")
                 }
+                // Durable by default: SQLite's FULL can lose the last commit of a rollback journal to a power cut.
+                // After the first read (the pragma reads the schema, which would key the file before the cipher
+                // settings and the salt are all in place); a migration's connection, which skips this, is closed
+                // once SQLCipher has rewritten the file.
+                try trusted { () throws(SQLCipherError) in try applySynchronous(schema: "main") }
             }
         } catch {
             close()
