@@ -2,12 +2,14 @@
 # The test command (README, .ci/run): builds the artifact, or finds it up to date, with the tools the
 # downstream tests link with; runs every Swift Testing suite (the API, the reliability suite with its child
 # processes, the CLI, the build pipeline, interoperability with an independent SQLCipher build); then runs
-# SQLCipher's own test/sqlcipher.test against a harness built with the engine's flags; then the aarch64 engine
-# under qemu (Tests/Emulation: a C consumer, files exchanged with x86_64, three upstream files on an aarch64
-# testfixture); then fuzzes the engine for 60 seconds under ASan and UBSan. From the upstream part on, the Fluent
-# and SQLKit driver (Tests/FluentDriver: sql-kit's SQLBenchmarker and fluent-kit's FluentBenchmarker on encrypted
-# databases) and the app examples (Tests/Examples: FluentDriverConsumer, VaporTodo and HummingbirdTodo, their HTTP
-# tests and servers on encrypted files) build and run in the background beside them, counted at the end.
+# SQLCipher's own test/sqlcipher.test on a harness built from the shipped engine (Tests/Upstream/harness.sh); then
+# SQLite's own test files for what the build changes (FTS5, temporary storage, WAL, journal, pager, and the crash
+# files with every connection keyed) on that harness; then the aarch64 engine under qemu (Tests/Emulation: a C
+# consumer, files exchanged with x86_64, three upstream files on an aarch64 testfixture); then fuzzes the engine for
+# 60 seconds under ASan and UBSan. From the upstream part on, the Fluent and SQLKit driver (Tests/FluentDriver:
+# sql-kit's SQLBenchmarker and fluent-kit's FluentBenchmarker on encrypted databases) and the app examples
+# (Tests/Examples: FluentDriverConsumer, VaporTodo and HummingbirdTodo, their HTTP tests and servers on encrypted
+# files) build and run in the background beside them, counted at the end.
 #
 # Every part runs, whatever the parts before it came to; the last line is one summary of all of them,
 #   SUMMARY: N passed, N failed, N skipped; failed: …; skipped: … [what each part counted]
@@ -18,7 +20,8 @@
 # having run less (a test target not built, a file list cut, a suite skipped whole) fails as shrunk.
 #
 # The whole run is the default and the only one CI takes. A narrower run for local work is asked for by name:
-#   --only PART[,PART…]   only those parts (swift, pipeline, upstream, emulation, fuzz, driver, apps), after the build
+#   --only PART[,PART…]   only those parts (swift, pipeline, upstream, sqlite, emulation, fuzz, driver, apps), after
+#                         the build
 #   --narrow              keep the variables that narrow a part (NARROWING below) when they are set; without this
 #                         flag the command refuses to start while one of them is set
 # and the SUMMARY line then begins "NARROWED (…):", saying how.
@@ -27,9 +30,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 # The variables that narrow or redirect a part: upstream's file list and target, the app examples' list, the fuzz
 # run's depth and its steering, the engine the file matrix reads, the artifact the tests read.
-NARROWING=(UPSTREAM_FILES UPSTREAM_TARGET APP_EXAMPLES FUZZ_MIN_RUNS FUZZ_KNOWN_ISSUES MATRIX_SQLCIPHERKIT_ENGINE
-           SQLCIPHERKIT_DIST)
-ALL_PARTS="swift pipeline upstream emulation fuzz driver apps"
+NARROWING=(UPSTREAM_FILES UPSTREAM_TARGET UPSTREAM_HARNESS_SOURCE SQLITE_TESTS_FILES APP_EXAMPLES FUZZ_MIN_RUNS
+           FUZZ_KNOWN_ISSUES MATRIX_SQLCIPHERKIT_ENGINE SQLCIPHERKIT_DIST)
+ALL_PARTS="swift pipeline upstream sqlite emulation fuzz driver apps"
 ONLY=$ALL_PARTS NARROWED=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -99,10 +102,10 @@ joined() {
 
 # The least each part must count: what it counted when it was last changed (raise it with the part; lower it only
 # with the reason in the commit). swift test and BuildPipelineTests count Swift Testing's tests; the upstream parts
-# their files; the emulated, driver and app parts their ok: lines.
+# and SQLite's files their files; the emulated, driver and app parts their ok: lines.
 declare -A MINIMUM=(
     ["swift test"]=213 ["swift test BuildPipelineTests"]=56
-    [upstream]=11 ["upstream (reference provider)"]=11 ["upstream (aarch64, qemu)"]=3
+    [upstream]=11 ["upstream (reference provider)"]=11 ["upstream (aarch64, qemu)"]=3 ["sqlite files"]=177
     ["emulation (aarch64)"]=25 ["Fluent driver"]=47 ["app examples"]=34
 )
 
@@ -253,14 +256,15 @@ count_background_part() {
     count_checks "$part" "$label" "tests and checks" "$(cat "$LOGS/$part.status" 2>/dev/null || echo "no status")"
 }
 
-# Upstream: one count per test file, the suite runner included (its lines "  FILE  N tests, 0 errors", printed
-# only when all passed); on SQLCipherKit's crypto provider, then on SQLCipher's reference one
-# (build-sqlcipher.sh --crypto-provider reference; its harness is kept apart, in Vendor/build/upstream-reference/).
+# Upstream: one count per test file, the suite runner included (its lines "  FILE  N tests, E errors", printed
+# only when every test passed or differed as Tests/Upstream/sqlite-tests.txt lists); on SQLCipherKit's crypto
+# provider, then on SQLCipher's reference one (build-sqlcipher.sh --crypto-provider reference; its harness is kept
+# apart, in Vendor/build/upstream-reference/).
 run_upstream() {
     local label=$1 files
     shift
     if run_part "$label" env "$@" Tests/Upstream/run-upstream.sh; then
-        files=$(grep -cE '^  sqlcipher[^ ]*\.test +[0-9]+ tests, 0 errors' "$LOGS/$label.log")
+        files=$(grep -cE '^  sqlcipher[^ ]*\.test +[0-9]+ tests, [0-9]+ errors' "$LOGS/$label.log")
         PASSED=$((PASSED + files))
         PARTS+=("$label: $files files")
         require_minimum "$label" "$files" "files passed"
@@ -272,6 +276,21 @@ run_upstream() {
 if wanted upstream; then
     run_upstream upstream UPSTREAM_CRYPTO_PROVIDER=sqlcipherkit
     run_upstream "upstream (reference provider)" UPSTREAM_CRYPTO_PROVIDER=reference
+fi
+
+# SQLite's own test files on the same harness (Tests/Upstream/run-sqlite-tests.sh): FTS5, temporary storage, WAL,
+# journal and pager files plain, the crash files with every connection keyed, each against the count and the
+# differences Tests/Upstream/sqlite-tests.txt records; one count per file (its lines "  MODE FILE  N tests, …").
+if wanted sqlite; then
+    if run_part "sqlite files" Tests/Upstream/run-sqlite-tests.sh; then
+        files=$(grep -cE '^  (plain|keyed) +[^ ]+\.test +[0-9]+ tests, ' "$LOGS/sqlite files.log")
+        PASSED=$((PASSED + files))
+        PARTS+=("sqlite files: $files files")
+        require_minimum "sqlite files" "$files" "files passed"
+    else
+        failed "sqlite files: $(short "$(last_line "$LOGS/sqlite files.log" '^run-sqlite-tests.sh: error: ')")"
+        PARTS+=("sqlite files: failed")
+    fi
 fi
 
 # The aarch64 engine under qemu-user-static (Tests/Emulation): the C consumer on the bundle's aarch64 variant,

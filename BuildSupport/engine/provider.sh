@@ -1,9 +1,9 @@
 # shellcheck shell=bash
-# SQLCipherKit's crypto provider (sqlcipherkit_provider.c beside this file) for the two builds that generate
-# SQLCipher's amalgamation: build-sqlcipher.sh's engine (BuildSupport/build/engine.sh) and the upstream suite's
-# testfixture (Tests/Upstream/run-upstream.sh). Both copy PROVIDER_SOURCE into the build folder, run make with
-# EXTRA_SRC=PROVIDER_FILE (SQLCipher's documented way to add a custom provider) and check the result with
-# has_provider. Needs ROOT.
+# SQLCipherKit's crypto provider (sqlcipherkit_provider.c beside this file) for the build that generates SQLCipher's
+# amalgamation, build-sqlcipher.sh's engine (BuildSupport/build/engine.sh): it copies PROVIDER_SOURCE into the build
+# folder, runs make with EXTRA_SRC=PROVIDER_FILE (SQLCipher's documented way to add a custom provider) and checks the
+# result with has_provider. The upstream suites' testfixture (Tests/Upstream/harness.sh) compiles that generated
+# amalgamation and selects the provider and its flags here too. Needs ROOT.
 PROVIDER_SOURCE=$ROOT/BuildSupport/engine/sqlcipherkit_provider.c
 PROVIDER_FILE=$(basename "$PROVIDER_SOURCE")
 

@@ -1,14 +1,19 @@
 # shellcheck shell=bash
-# Sourced by Tests/Upstream/run-upstream.sh when UPSTREAM_TARGET=aarch64: SQLCipher's testfixture cross-built for
-# aarch64-unknown-linux-gnu (Debian's gcc-aarch64-linux-gnu, arm64 Tcl and OpenSSL from multiarch: tcl-dev:arm64,
-# libssl-dev:arm64; ./build-sqlcipher.sh --test-tools installs them) from the same tarball, flags and crypto
-# provider as the harness of the native run, and run under qemu-user-static. Only the files UPSTREAM_FILES names
-# run (Tests/run-all.sh names sqlcipher-core, -compatibility and -rekey): emulation is 10-20 times slower.
+# Sourced by Tests/Upstream/harness.sh (for run-upstream.sh) when UPSTREAM_TARGET=aarch64: the testfixture of the
+# native run (the shipped amalgamation, the engine's flags and crypto provider, the test sources of the pinned
+# tarball) cross-built for aarch64-unknown-linux-gnu (Debian's gcc-aarch64-linux-gnu, arm64 Tcl and OpenSSL from
+# multiarch: tcl-dev:arm64, libssl-dev:arm64; ./build-sqlcipher.sh --test-tools installs them), and run under
+# qemu-user-static. Its check compares it with the cross-built engine build-sqlcipher.sh ships for aarch64. Only the
+# files UPSTREAM_FILES names run (Tests/run-all.sh names sqlcipher-core, -compatibility and -rekey): emulation is
+# 10-20 times slower.
 # Its harness lives in Vendor/build/upstream-aarch64/.
 
 UPSTREAM_DIR=$ROOT/Vendor/build/upstream-aarch64
 LOG=$UPSTREAM_DIR/sqlcipher-test.log
 CC=${UPSTREAM_AARCH64_CC:-aarch64-linux-gnu-gcc}
+# The shipped aarch64 engine (Vendor/build/TARGET/lib/libsqlcipher.a), and the nm that reads aarch64 objects.
+ENGINE_ARCHIVE_TARGET=aarch64-unknown-linux-gnu
+HARNESS_NM=${UPSTREAM_AARCH64_NM:-aarch64-linux-gnu-nm}
 # configure cross-compiles; its build-time tools (lemon, mkkeywordhash...) are built with the native compiler.
 CONFIGURE_HOST=(--host=aarch64-linux-gnu)
 # The arm64 Tcl's tclConfig.sh (tcl_config_dir looks here first).
