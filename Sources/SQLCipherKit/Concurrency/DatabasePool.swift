@@ -55,6 +55,9 @@ public final class DatabasePool: @unchecked Sendable {
     public let path: String
     /// The configuration the pool was opened with.
     public let configuration: Configuration
+    /// Whether the database is encrypted: false only for a pool opened with
+    /// ``init(unencryptedPath:configuration:)``.
+    public let isEncrypted: Bool
 
     // Invariants that make the class Sendable: `writer` is only used while `writerGate` is held, by one thread
     // at a time; a reader is used only by the thread that took it from `readers`; `isClosed` and `key` change
@@ -64,7 +67,7 @@ public final class DatabasePool: @unchecked Sendable {
     /// Runs the work of `async` calls: one thread per connection at most (see ``WorkerThreads``).
     let workers: WorkerThreads
     private let readers: ReaderPool
-    private var key: Key
+    private var key: Key?
     /// Set once by ``close()``.
     private let closed = OneWayFlag()
     // Thread-safe without the writer lock, which running work holds: close must reach that work.
@@ -74,7 +77,35 @@ public final class DatabasePool: @unchecked Sendable {
     ///
     /// - Throws: ``SQLCipherError/Kind/wrongKeyOrNotADatabase`` when the key does not open the file;
     ///   ``SQLCipherError/Kind/invalidArgument`` for a reader count below 1 or a plaintext header without a salt.
-    public init(path: String, key: Key, configuration: Configuration = .init()) throws(SQLCipherError) {
+    public convenience init(path: String, key: Key, configuration: Configuration = .init()) throws(SQLCipherError) {
+        try self.init(path: path, optionalKey: key, configuration: configuration)
+    }
+
+    /// Opens a pool on a database that is *not* encrypted: a plain SQLite file, read and written as plaintext.
+    ///
+    /// ```swift
+    /// let pool = try DatabasePool(unencryptedPath: "/var/cache/app/lookup.db")
+    /// ```
+    ///
+    /// Plaintext only because the caller named it: no key, no cipher settings (a configuration's
+    /// ``Database/Configuration/cipher`` is not used). The engine is still SQLCipher and is still checked, every
+    /// connection still runs in WAL mode with ``Database/Synchronous/extra``, and the same SQL guard refuses
+    /// what it refuses on any connection (the key pragmas, `ATTACH` in SQL text). ``rekey(to:)`` and
+    /// ``backup(to:key:replacing:progress:)`` are refused with ``SQLCipherError/Kind/misuse``: encrypt the file
+    /// with ``Database/encrypt(path:key:cipher:)`` while no pool has it open, or write an encrypted copy with
+    /// ``Database/export(to:key:cipher:)``.
+    ///
+    /// - Throws: ``SQLCipherError/Kind/wrongKeyOrNotADatabase`` when the file is encrypted or not a database;
+    ///   ``SQLCipherError/Kind/invalidArgument`` for a reader count below 1.
+    public convenience init(unencryptedPath path: String, configuration: Configuration = .init())
+        throws(SQLCipherError) {
+        var configuration = configuration
+        configuration.database.cipher = .init()
+        try self.init(path: path, optionalKey: nil, configuration: configuration)
+    }
+
+    /// Opens the pool with `key`, or unencrypted when `key` is nil.
+    private init(path: String, optionalKey key: Key?, configuration: Configuration) throws(SQLCipherError) {
         guard configuration.readerCount >= 1 else {
             throw .api(.invalidArgument, "a pool needs at least one reader, not \(configuration.readerCount)")
         }
@@ -83,6 +114,7 @@ public final class DatabasePool: @unchecked Sendable {
         }
         self.path = path
         self.configuration = configuration
+        isEncrypted = key != nil
         writerGate = WriterGate(path: path)
         workers = WorkerThreads(limit: configuration.readerCount + 1, name: "SQLCipherKit.DatabasePool")
         let existedBefore = access(path, F_OK) == 0
@@ -91,18 +123,22 @@ public final class DatabasePool: @unchecked Sendable {
         writerConfiguration.mode = .readWriteCreate
 
         let writer: Database
-        let connectionKey: Key
-        if key.kind != .passphrase {
-            connectionKey = key
-            writer = try Database(path: path, key: key, configuration: writerConfiguration)
-        } else if let salt = try DatabasePool.existingSalt(path: path, settings: settings) {
-            connectionKey = try KeyDerivation.rawKey(from: key, salt: salt, settings: settings)
-            writer = try Database(path: path, key: connectionKey, configuration: writerConfiguration)
+        let connectionKey: Key?
+        if let key, key.kind == .passphrase {
+            if let salt = try DatabasePool.existingSalt(path: path, settings: settings) {
+                connectionKey = try KeyDerivation.rawKey(from: key, salt: salt, settings: settings)
+                writer = try Database(path: path, optionalKey: connectionKey, configuration: writerConfiguration,
+                                      preflight: true)
+            } else {
+                // A new database: the writer creates the salt, then the key is derived with it.
+                writer = try Database(path: path, key: key, configuration: writerConfiguration)
+                try writer.setJournalMode(.wal)
+                connectionKey = try KeyDerivation.rawKey(from: key, salt: try writer.cipherSalt(), settings: settings)
+            }
         } else {
-            // A new database: the writer creates the salt, then the key is derived with it.
-            writer = try Database(path: path, key: key, configuration: writerConfiguration)
-            try writer.setJournalMode(.wal)
-            connectionKey = try KeyDerivation.rawKey(from: key, salt: try writer.cipherSalt(), settings: settings)
+            // A raw key (no derivation to share), or no key at all.
+            connectionKey = key
+            writer = try Database(path: path, optionalKey: key, configuration: writerConfiguration, preflight: true)
         }
         if try writer.journalMode() != .wal {
             try writer.setJournalMode(.wal)
@@ -115,7 +151,7 @@ public final class DatabasePool: @unchecked Sendable {
         readerConfiguration.mode = .readOnly
         do {
             readers = try ReaderPool(count: configuration.readerCount) { () throws(SQLCipherError) in
-                try Database(path: path, key: connectionKey, configuration: readerConfiguration)
+                try Database(path: path, optionalKey: connectionKey, configuration: readerConfiguration, preflight: true)
             }
         } catch {
             writer.close()
@@ -221,6 +257,12 @@ public final class DatabasePool: @unchecked Sendable {
     private func rekeyExclusively(to newKey: Key) throws(SQLCipherError) {
         try exclusively { () throws(SQLCipherError) in
             guard let writer else { throw .api(.misuse, "the pool is closed", path: path) }
+            guard isEncrypted else {
+                throw .api(.misuse, """
+                    a pool opened with DatabasePool(unencryptedPath:) has no key to change: close it and encrypt \
+                    the file with Database.encrypt(path:key:cipher:)
+                    """, path: path)
+            }
             let salt = try writer.cipherSalt()
             let connectionKey = try KeyDerivation.rawKey(from: newKey, salt: salt, settings: configuration.database.cipher)
             try writer.rekey(to: connectionKey)
@@ -283,7 +325,7 @@ public final class DatabasePool: @unchecked Sendable {
             readers.closeAll()
             writer?.close()
             writer = nil
-            key = Key.wiped
+            key = nil
         }
     }
 

@@ -83,6 +83,14 @@ extension Database {
     func writeBackup(near targetPath: String, key: Key, progress: ((Double) -> Void)?) throws(SQLCipherError)
         -> TemporaryFile {
         let source = try requireOpenHandle()
+        guard keyKind != nil else {
+            // SQLCipher's backup copies pages between databases with the same encryption only.
+            throw .api(.misuse, """
+                this database is not encrypted, and the online backup copies pages only between databases \
+                encrypted alike: write an encrypted copy with Database.export(to:key:cipher:), or encrypt the file \
+                with Database.encrypt(path:key:cipher:)
+                """, path: path)
+        }
         // The snapshot: the transaction's first read fixes the state every step below copies. Without it each
         // step would read the latest state, and a commit between two steps would restart the copy from page 1.
         try execute("SELECT count(*) FROM sqlite_schema")

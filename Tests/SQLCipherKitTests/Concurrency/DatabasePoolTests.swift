@@ -84,6 +84,78 @@ struct DatabasePoolTests {
         #expect(try contents(of: path) == before)
     }
 
+    @Test("a pool opened by name on a plaintext file: plain SQLite, in WAL, readers see the writer's commits")
+    func unencryptedPool() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("plain.db")
+        let marker = "plain-pool-\(UUID().uuidString)"
+        let pool = try DatabasePool(unencryptedPath: path, configuration: .init(readerCount: 2))
+        #expect(!pool.isEncrypted)
+        #expect(pool.connectionKeyKinds.writer == nil)
+        #expect(pool.connectionKeyKinds.readers == [nil, nil])
+        try pool.write { db in
+            try db.execute("CREATE TABLE t(v TEXT)")
+            try db.execute("INSERT INTO t VALUES (?)", [marker])
+        }
+        #expect(try pool.read { try $0.scalar(String.self, "SELECT v FROM t") } == marker)
+        #expect(try pool.read { try $0.textValue("PRAGMA journal_mode") } == "wal")
+        #expect(try pool.read { try $0.scalar(Int.self, "PRAGMA synchronous") } == 3, "EXTRA, as an encrypted pool")
+        // The SQL guard is the same: no key in SQL text, no ATTACH from SQL, on a plaintext connection too.
+        #expect(thrownError { try pool.write { try $0.execute("PRAGMA key = 'x'") } }?.kind == .misuse)
+        #expect(thrownError { try pool.write { try $0.execute("ATTACH 'other.db' AS o") } }?.kind == .misuse)
+        pool.close()
+        let bytes = try contents(of: path)
+        #expect(bytes.starts(with: Array("SQLite format 3\0".utf8)), "a plain SQLite file")
+        #expect(data(bytes, contains: marker), "its rows are plaintext, as asked for by name")
+        #expect(try Database(unencryptedPath: path).scalar(String.self, "SELECT v FROM t") == marker)
+
+        let encrypted = try DatabasePool(path: folder.file("encrypted.db"), key: .passphrase("k"))
+        #expect(encrypted.isEncrypted)
+        encrypted.close()
+    }
+
+    @Test("a plaintext pool refuses an encrypted file, an encrypted pool a plaintext one; rekey is refused")
+    func unencryptedPoolRefusals() throws {
+        let folder = try TemporaryDirectory()
+        let encryptedPath = folder.file("encrypted.db")
+        try Database(path: encryptedPath, key: .passphrase("k")).execute("CREATE TABLE t(a)")
+        let encryptedBefore = try contents(of: encryptedPath)
+        #expect(thrownError { try DatabasePool(unencryptedPath: encryptedPath) }?.kind == .wrongKeyOrNotADatabase)
+        #expect(try contents(of: encryptedPath) == encryptedBefore)
+
+        let plainPath = folder.file("plain.db")
+        try Database(unencryptedPath: plainPath).execute("CREATE TABLE t(a); INSERT INTO t VALUES (1)")
+        let plainBefore = try contents(of: plainPath)
+        #expect(thrownError { try DatabasePool(path: plainPath, key: .passphrase("k")) }?.kind == .wrongKeyOrNotADatabase)
+        #expect(thrownError { try DatabasePool(path: plainPath, key: .rawKey([UInt8](repeating: 1, count: 32))) }?
+            .kind == .wrongKeyOrNotADatabase)
+        #expect(try contents(of: plainPath) == plainBefore)
+
+        let pool = try DatabasePool(unencryptedPath: plainPath)
+        let error = thrownError { try pool.rekey(to: .passphrase("k")) }
+        #expect(error?.kind == .misuse)
+        #expect(error?.message.contains("Database.encrypt") == true)
+        #expect(try pool.read { try $0.scalar(Int.self, "SELECT a FROM t") } == 1, "the pool still serves")
+        pool.close()
+        #expect(try Database(unencryptedPath: plainPath).scalar(Int.self, "SELECT a FROM t") == 1)
+    }
+
+    @Test("a plaintext pool's backup is refused with a typed error that names the export, and leaves nothing behind")
+    func unencryptedPoolBackup() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("plain.db")
+        let pool = try DatabasePool(unencryptedPath: path)
+        try pool.write { try $0.execute("CREATE TABLE t(v TEXT); INSERT INTO t VALUES ('backup-marker')") }
+        let target = folder.file("copy.db")
+        let error = thrownError { try pool.backup(to: target, key: .passphrase("copy key")) }
+        #expect(error?.kind == .misuse)
+        #expect(error?.message.contains("Database.export(to:key:cipher:)") == true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+            == ["plain.db", "plain.db-shm", "plain.db-wal"], "no copy, no temporary file")
+        #expect(try pool.read { try $0.scalar(String.self, "SELECT v FROM t") } == "backup-marker")
+        pool.close()
+    }
+
     @Test("rekey through the pool, then reopen with the new key")
     func rekeyThroughPool() throws {
         let folder = try TemporaryDirectory()

@@ -34,13 +34,15 @@ private final class Fixture: @unchecked Sendable {
     let databases: Databases
     let path: String
 
-    init(key: Key? = nil) throws {
+    /// - Parameter unencrypted: Open the file with `.sqlcipher(unencryptedPath:)` instead of a key.
+    init(key: Key? = nil, unencrypted: Bool = false) throws {
         let key = try key ?? Key.passphrase("driver tests")
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("fluent-sqlcipher-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         path = folder.appendingPathComponent("app.db").path
         databases = Databases(threadPool: NIOThreadPool.singleton, on: MultiThreadedEventLoopGroup.singleton)
-        databases.use(try .sqlcipher(path: path, key: key, sqlLogLevel: nil), as: .sqlcipher)
+        databases.use(unencrypted ? try .sqlcipher(unencryptedPath: path, sqlLogLevel: nil)
+                                  : try .sqlcipher(path: path, key: key, sqlLogLevel: nil), as: .sqlcipher)
     }
 
     var db: any FluentKit.Database {
@@ -72,6 +74,35 @@ struct FluentSQLCipherDriverTests {
             _ = try DatabaseConfigurationFactory.sqlcipher(path: fixture.path, key: .passphrase("wrong"))
         } throws: { ($0 as? SQLCipherError)?.kind == .wrongKeyOrNotADatabase }
         #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.path)) == before)
+    }
+
+    @Test("an unencrypted database, asked for by name: a plain SQLite file, the same models and constraints")
+    func unencryptedByName() async throws {
+        let fixture = try Fixture(unencrypted: true)
+        try await fixture.migrate()
+        let author = Author(name: "plaintext-author-marker")
+        try await author.create(on: fixture.db)
+        try await Book(title: "a book", authorID: try author.requireID()).create(on: fixture.db)
+        await #expect(throws: (any Error).self, "foreign keys are enforced as on an encrypted file") {
+            try await Book(title: "orphan", authorID: 999).create(on: fixture.db)
+        }
+        #expect(try await Book.query(on: fixture.db).count() == 1)
+        await fixture.databases.shutdownAsync()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: fixture.path))
+        #expect(bytes.starts(with: Array("SQLite format 3\0".utf8)))
+        #expect(bytes.range(of: Data("plaintext-author-marker".utf8)) != nil)
+        #expect(try SQLCipherKit.Database(unencryptedPath: fixture.path)
+            .scalar(Int.self, "SELECT count(*) FROM authors") == 1)
+        // An encrypted file is refused by the plaintext configuration, and a plaintext file by a key.
+        let encrypted = try Fixture()
+        try await encrypted.migrate()
+        await encrypted.databases.shutdownAsync()
+        #expect {
+            _ = try DatabaseConfigurationFactory.sqlcipher(unencryptedPath: encrypted.path)
+        } throws: { ($0 as? SQLCipherError)?.kind == .wrongKeyOrNotADatabase }
+        #expect {
+            _ = try DatabaseConfigurationFactory.sqlcipher(path: fixture.path, key: .passphrase("k"))
+        } throws: { ($0 as? SQLCipherError)?.kind == .wrongKeyOrNotADatabase }
     }
 
     @Test("a create returns the new identifier (RETURNING); a unique violation is a constraint failure")
