@@ -104,7 +104,7 @@ joined() {
 # with the reason in the commit). swift test and BuildPipelineTests count Swift Testing's tests; the upstream parts
 # and SQLite's files their files; the emulated, driver and app parts their ok: lines.
 declare -A MINIMUM=(
-    ["swift test"]=216 ["swift test BuildPipelineTests"]=56
+    ["swift test"]=217 ["swift test BuildPipelineTests"]=56
     [upstream]=11 ["upstream (reference provider)"]=11 ["upstream (aarch64, qemu)"]=3 ["sqlite files"]=177
     ["emulation (aarch64)"]=25 ["Fluent driver"]=48 ["app examples"]=34
 )

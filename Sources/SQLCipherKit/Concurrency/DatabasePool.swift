@@ -164,7 +164,7 @@ public final class DatabasePool: @unchecked Sendable {
     }
 
     /// The salt of an existing, non-empty database file, or nil for a new one.
-    private static func existingSalt(path: String, settings: CipherSettings) throws(SQLCipherError) -> [UInt8]? {
+    static func existingSalt(path: String, settings: CipherSettings) throws(SQLCipherError) -> [UInt8]? {
         if let headerSize = settings.plaintextHeaderSize, headerSize > 0 {
             guard let salt = settings.salt else {
                 throw .api(.invalidArgument, "a plaintext header keeps the salt out of the file: pass CipherSettings.salt")
@@ -172,12 +172,9 @@ public final class DatabasePool: @unchecked Sendable {
             return salt
         }
         if let salt = settings.salt { return salt }
-        let descriptor = Glibc.open(path, O_RDONLY)
-        guard descriptor >= 0 else { return nil }
-        defer { Glibc.close(descriptor) }
-        var salt = [UInt8](repeating: 0, count: Key.saltLength)
-        let count = salt.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, Key.saltLength) }
-        return count == Key.saltLength ? salt : nil
+        // Through SQLite's VFS: a close of our own descriptor would drop the locks other connections of this
+        // process hold on the file (FileHeader).
+        return try FileHeader.read(path: path, count: Key.saltLength)
     }
 
     // MARK: Access

@@ -156,6 +156,43 @@ struct DatabasePoolTests {
         pool.close()
     }
 
+    /// Whether another process sees the `RESERVED` lock byte of the database at `path` locked (fcntl F_GETLK).
+    private func reservedLockSeen(_ path: String) throws -> Bool {
+        let probe = """
+            import fcntl, os, struct, sys
+            fd = os.open(sys.argv[1], os.O_RDWR)
+            layout = "hhxxxxqqi4x"  # struct flock on LP64 Linux
+            query = struct.pack(layout, fcntl.F_WRLCK, os.SEEK_SET, 0x40000001, 1, 0)
+            answer = fcntl.fcntl(fd, fcntl.F_GETLK, query)
+            print("locked" if struct.unpack(layout, answer)[0] != fcntl.F_UNLCK else "free")
+            """
+        let result = try runProcess("/usr/bin/env", ["python3", "-c", probe, path])
+        #expect(result.status == 0, "\(result.stderr)")
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "locked"
+    }
+
+    @Test("reading an open file's salt for a pool keeps the locks other connections of this process hold on it")
+    func saltReadKeepsLocks() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("locked.db")
+        let key = try Key.passphrase("locks")
+        let writer = try Database(path: path, key: key)
+        try writer.execute("CREATE TABLE t(a)")
+        // Read before the transaction: the test's own read of the file (open, close) would drop the lock.
+        let header = Array(try contents(of: path).prefix(16))
+        try writer.execute("BEGIN IMMEDIATE; INSERT INTO t VALUES (1)")
+        #expect(try reservedLockSeen(path), "control: another process sees the write transaction's RESERVED lock")
+        let salt = try DatabasePool.existingSalt(path: path, settings: CipherSettings())
+        #expect(salt == header)
+        #expect(try reservedLockSeen(path), "the lock is still held after the salt was read (a close(2) drops it)")
+        try writer.execute("COMMIT")
+        #expect(try !reservedLockSeen(path), "control: the lock is gone after COMMIT")
+        writer.close()
+        #expect(try DatabasePool.existingSalt(path: folder.file("missing.db"), settings: CipherSettings()) == nil)
+        try writeFile(folder.file("short.db"), [UInt8](repeating: 1, count: 10))
+        #expect(try DatabasePool.existingSalt(path: folder.file("short.db"), settings: CipherSettings()) == nil)
+    }
+
     @Test("rekey through the pool, then reopen with the new key")
     func rekeyThroughPool() throws {
         let folder = try TemporaryDirectory()
