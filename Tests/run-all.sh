@@ -261,15 +261,25 @@ count_background_part() {
 # provider, then on SQLCipher's reference one (build-sqlcipher.sh --crypto-provider reference; its harness is kept
 # apart, in Vendor/build/upstream-reference/).
 run_upstream() {
-    local label=$1 files
+    local label=$1
     shift
-    if run_part "$label" env "$@" Tests/Upstream/run-upstream.sh; then
-        files=$(grep -cE '^  sqlcipher[^ ]*\.test +[0-9]+ tests, [0-9]+ errors' "$LOGS/$label.log")
+    run_file_part "$label" '^  sqlcipher[^ ]*\.test +[0-9]+ tests, [0-9]+ errors' env "$@" Tests/Upstream/run-upstream.sh
+}
+
+# Runs part $1 (the command in the arguments after $2) and counts its log's lines that match the pattern $2, one per
+# test file that passed; a failed run is reported with its script's last "SCRIPT: error: " line (the script is the
+# command's last word).
+run_file_part() {
+    local label=$1 pattern=$2 files script
+    shift 2
+    script=$(basename "${!#}")
+    if run_part "$label" "$@"; then
+        files=$(grep -cE "$pattern" "$LOGS/$label.log")
         PASSED=$((PASSED + files))
         PARTS+=("$label: $files files")
         require_minimum "$label" "$files" "files passed"
     else
-        failed "$label: $(short "$(last_line "$LOGS/$label.log" '^run-upstream.sh: error: ')")"
+        failed "$label: $(short "$(last_line "$LOGS/$label.log" "^$script: error: ")")"
         PARTS+=("$label: failed")
     fi
 }
@@ -282,15 +292,7 @@ fi
 # journal and pager files plain, the crash files with every connection keyed, each against the count and the
 # differences Tests/Upstream/sqlite-tests.txt records; one count per file (its lines "  MODE FILE  N tests, …").
 if wanted sqlite; then
-    if run_part "sqlite files" Tests/Upstream/run-sqlite-tests.sh; then
-        files=$(grep -cE '^  (plain|keyed) +[^ ]+\.test +[0-9]+ tests, ' "$LOGS/sqlite files.log")
-        PASSED=$((PASSED + files))
-        PARTS+=("sqlite files: $files files")
-        require_minimum "sqlite files" "$files" "files passed"
-    else
-        failed "sqlite files: $(short "$(last_line "$LOGS/sqlite files.log" '^run-sqlite-tests.sh: error: ')")"
-        PARTS+=("sqlite files: failed")
-    fi
+    run_file_part "sqlite files" '^  (plain|keyed) +[^ ]+\.test +[0-9]+ tests, ' Tests/Upstream/run-sqlite-tests.sh
 fi
 
 # The aarch64 engine under qemu-user-static (Tests/Emulation): the C consumer on the bundle's aarch64 variant,
