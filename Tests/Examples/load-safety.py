@@ -276,7 +276,7 @@ def memory_round(server, clients, first, total, check):
         f"({(rss_total - rss_first) / (total - first):+.0f} bytes a request)")
     check(f"memory: VmRSS after {total:,} requests {rss_total / MIB:.1f} MiB <= VmRSS after {first:,} "
           f"({rss_first / MIB:.1f} MiB) * {RSS_FACTOR:.2f} + {RSS_SLACK // MIB} MiB = {bound / MIB:.1f} MiB, "
-          f"every request answered", rss_total <= bound and not errors)
+          f"every request answered ({len(errors)} failed)", rss_total <= bound and not errors)
 
 
 def main():
