@@ -61,6 +61,7 @@ class Server:
     """One run of the server program on the database file, until it exits or is stopped."""
 
     count = 0
+    running = []   # every server started, each stopped at exit (SIGKILL) if it still runs
 
     def __init__(self, command, database, key_file, data):
         Server.count += 1
@@ -72,6 +73,7 @@ class Server:
         with open(self.log_path, "wb") as log:
             self.process = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT,
                                             stdin=subprocess.DEVNULL)
+        Server.running.append(self.process)
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -291,6 +293,7 @@ def main():
     parser.add_argument("command", nargs="+", help="the server program and its arguments")
     options = parser.parse_args()
     failures = []
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("load-safety.py: stopped by SIGTERM"))
 
     def check(name, passed):
         print(f"{'ok' if passed else 'FAIL'}: {name}", flush=True)
@@ -318,6 +321,10 @@ def main():
     finally:
         if server is not None:
             server.stop(signal.SIGTERM)
+        for process in Server.running:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
     return 1 if failures else 0
 
 
