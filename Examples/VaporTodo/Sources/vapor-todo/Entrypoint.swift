@@ -14,6 +14,12 @@ enum Entrypoint {
         do {
             try await configure(app, settings: TodoSettings(environment: ProcessInfo.processInfo.environment))
             try await app.execute()
+            // Vapor's own shutdown closes the databases (Fluent's lifecycle handler) before it stops the HTTP
+            // server (the serve command, kept in the app's storage): under load, a request that comes in between
+            // finds no database, and Fluent's `req.db` traps (SIGILL instead of exit status 0 on a SIGTERM, seen by
+            // Tests/Examples/load-safety.py). So the server stops first: it takes no new connection and lets the
+            // requests in flight answer (its shutdownTimeout, 10 seconds), and then the databases close.
+            await app.server.shutdown()
         } catch {
             FileHandle.standardError.write(Data("vapor-todo: \(error)\n".utf8))
             try? await app.asyncShutdown()
