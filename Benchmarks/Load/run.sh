@@ -80,6 +80,7 @@ done
 
 started=$(date +%s)
 echo "== build (release)"
+mkdir -p "$here/.build"
 swift build -c release --package-path "$here" --scratch-path "$here/.build" --product todo-load-server \
   >"$here/.build/build.log" 2>&1 || { tail -n 40 "$here/.build/build.log" >&2; exit 1; }
 if grep -F "$here/Sources/" "$here/.build/build.log" | grep -q ': warning: '; then
