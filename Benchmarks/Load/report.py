@@ -141,10 +141,13 @@ def section(results, facts, notes):
             out += ["Requests sent in this mix, all runs: " + ", ".join(
                 f"{key} {value} ({value / total * 100:.0f} %)" for key, value in done.items()) + ".", ""]
     total_errors = sum(errors(row) for row in rows)
-    wrong_files = [row for row in rows if row["file"] not in ("encrypted-file", "plain-file")]
+    wrong_files = [row for row in rows if row["file"].split(",")[0] not in ("encrypted-file", "plain-file")]
+    failed_shutdowns = [row for row in rows if "shutdown-failed" in row["file"]]
     targets.append(("errors: 0 in every run", str(total_errors), total_errors == 0))
     targets.append(("files: the encrypted database's has no SQLite header and no seeded title, the others' are plain "
                     "SQLite", f"{len(rows) - len(wrong_files)} of {len(rows)} runs", not wrong_files))
+    targets.append(("every server exits with status 0 on SIGTERM (after answering what wrk left queued)",
+                    f"{len(rows) - len(failed_shutdowns)} of {len(rows)} runs", not failed_shutdowns))
     out += ["### Targets", "", "| Target | Value | Met |", "|---|--:|---|"]
     out += [f"| {name} | {value} | {'yes' if met else '**no**'} |" for name, value, met in targets]
     out.append("")
