@@ -5,7 +5,8 @@
 # kernel...). Run Benchmarks/Load/run.sh first (it builds the server).
 #
 #   Benchmarks/Load/profile.sh DATABASE MIX CONNECTIONS [STORAGE] [SECONDS]
-#     DATABASE: encrypted | unencrypted | fluent-sqlite-driver; MIX: read | write; STORAGE: disk | tmpfs (default)
+#     DATABASE: encrypted | unencrypted | fluent-sqlite-driver; MIX: read | write | reads-only (mix.lua with no
+#     writes); STORAGE: disk | tmpfs (default)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 database=${1:?database}; mix=${2:?mix}; connections=${3:?connections}; storage=${4:-tmpfs}; seconds=${5:-8}
@@ -25,7 +26,7 @@ pid=$!
 trap 'kill "$pid" 2>/dev/null || true; [ "$storage" != tmpfs ] || rm -rf "$data"' EXIT
 until curl -sf -o /dev/null "http://127.0.0.1:$port/todos?completed=true"; do kill -0 "$pid"; sleep 0.1; done
 curl -sf "http://127.0.0.1:$port/todos" | python3 -c 'import json, sys; print("\n".join(t["id"] for t in json.load(sys.stdin)))' >"$work/ids.txt"
-case "$mix" in read) percent=20 ;; write) percent=80 ;; *) echo "mix: read or write" >&2; exit 64 ;; esac
+case "$mix" in read) percent=20 ;; write) percent=80 ;; reads-only) percent=0 ;; *) echo "mix: read, write or reads-only" >&2; exit 64 ;; esac
 wrk -t 1 -c "$connections" -d 2s --timeout 10s -s "$here/mix.lua" "http://127.0.0.1:$port" -- "$work/ids.txt" "$percent" 1 >/dev/null
 perf record -q -F 499 -e cpu-clock --call-graph dwarf,16384 -p "$pid" -o "$work/perf.data" -- sleep "$seconds" 2>/dev/null &
 perf_pid=$!

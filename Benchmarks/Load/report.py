@@ -56,6 +56,30 @@ def median_row(rows):
     return ordered[(len(ordered) - 1) // 2]
 
 
+def quietest_round(rows):
+    """The round whose runs of one connection count, mix and storage saw the lowest machine load (the mean of
+    the 1-minute load average at their start): its three databases ran one after the other, so their ratios are
+    from the same conditions."""
+    loads = {}
+    for row in rows:
+        loads.setdefault(row["round"], []).append(float(row["load1_before"]))
+    return min(loads, key=lambda key: (statistics.mean(loads[key]), int(key)))
+
+
+def pick(runs, chosen):
+    return next((run for run in runs if run["round"] == chosen), median_row(runs))
+
+
+def per_round(runs, base):
+    """Each round's requests/s, with its ratio to fluent-sqlite-driver's in the same round."""
+    parts = []
+    for run in sorted(runs, key=lambda r: int(r["round"])):
+        other = next((b for b in base or [] if b["round"] == run["round"]), None)
+        ratio = f" ({rate(run) / rate(other):.2f})" if other is not None and other is not run else ""
+        parts.append(f"{rate(run):.0f}{ratio}")
+    return ", ".join(parts)
+
+
 def section(results, facts, notes):
     with open(results, newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle, delimiter="\t"))
@@ -84,11 +108,14 @@ def section(results, facts, notes):
         "fluent-sqlite-driver 4.9.0 (`.sqlite(.file(path))`, as its README shows). wrk drives each with "
         "Benchmarks/Load/mix.lua; every run has a server of its own on a fresh file seeded at boot, a warm-up, "
         "then the measured seconds. The three databases take turns within each connection count and mix, in an "
-        f"order that rotates; each row is the median of {rounds} round{'s' if rounds != 1 else ''} by requests/s "
-        "(the other rounds' requests/s in the last column). Errors: wrk's socket errors, timeouts (10 s) and "
+        f"order that rotates. {rounds} round{'s' if rounds != 1 else ''}: for each connection count, mix and "
+        "storage the table shows the round in which the machine's load (1-minute load average at the start of its "
+        "runs) was lowest, all three databases from that same round; the last column has every round's "
+        "requests/s with, in brackets, its ratio to fluent-sqlite-driver's in the same round. Errors: wrk's socket errors, timeouts (10 s) and "
         "responses with a status of 400 or more, all mixes and rounds counted. RSS: the server's resident memory "
         "after boot and seeding, and after the measured run. CPU: the server's user and system time per request "
-        "during the measured run.",
+        "during the measured run. Load: the machine's 1-minute load average when the measured run started (2 cores, "
+        "shared with other work).",
         "",
     ]
     for line in fact_lines:
@@ -101,16 +128,18 @@ def section(results, facts, notes):
     for storage, mix in [(storage, mix) for storage in storages for mix in mixes]:
         out += [f"### {STORAGES[storage]}: {MIXES[mix]}", ""]
         out += ["| Database | Conns | req/s | × fluent-sqlite-driver | p50 ms | p90 ms | p99 ms | max ms | "
-                "p99 × fluent-sqlite-driver | Errors | RSS MiB boot → after | CPU ms/req | req/s, all rounds |",
-                "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
+                "p99 × fluent-sqlite-driver | Errors | RSS MiB boot → after | CPU ms/req | Load | req/s, all rounds (ratio) |",
+                "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
         for count in connections:
+            chosen = quietest_round([row for database in DATABASES
+                                     for row in cells.get((storage, mix, count, database), [])])
             base = cells.get((storage, mix, count, "fluent-sqlite-driver"))
-            base_row = median_row(base) if base else None
+            base_row = pick(base, chosen) if base else None
             for database in DATABASES:
                 runs = cells.get((storage, mix, count, database))
                 if not runs:
                     continue
-                row = median_row(runs)
+                row = pick(runs, chosen)
                 ratio = rate(row) / rate(base_row) if base_row else None
                 p99_ratio = int(row["p99_us"]) / int(base_row["p99_us"]) if base_row else None
                 cpu = float(row["cpu_s"]) * 1000 / int(row["requests"])
@@ -120,8 +149,8 @@ def section(results, facts, notes):
                     f"{'' if ratio is None else f'{ratio:.2f}'} | {ms(row['p50_us'])} | {ms(row['p90_us'])} | "
                     f"{ms(row['p99_us'])} | {ms(row['max_us'])} | "
                     f"{'' if p99_ratio is None else f'{p99_ratio:.2f}'} | {all_errors} | "
-                    f"{mib(row['rss_boot_kb'])} → {mib(row['rss_after_kb'])} | {cpu:.2f} | "
-                    f"{', '.join(f'{rate(run):.0f}' for run in sorted(runs, key=lambda r: int(r['round'])))} |")
+                    f"{mib(row['rss_boot_kb'])} → {mib(row['rss_after_kb'])} | {cpu:.2f} | {row['load1_before']} | "
+                    f"{per_round(runs, base)} |")
                 if database == "fluent-sqlite-driver" or ratio is None:
                     continue
                 if database == "encrypted":
