@@ -53,8 +53,12 @@ report() {
     $output_given || output="$work/fluent-only.md"
   fi
   swift build -c release --package-path "$here" --product BenchmarkReport >/dev/null
+  # The load benchmark's section (Benchmarks/Load/run.sh) is not this run's: kept as it is.
+  local load=false
+  ! python3 "$here/Load/report.py" --extract "$output" --section "$work/load-section.md" || load=true
   "$here/.build/release/BenchmarkReport" --output "$output" --facts "$work/facts" --machine "$work/machine.txt" \
     --command "$(cat "$work/command.txt")" --notes "$here/ANALYSIS.md" "${mode[@]}" "$work"/pass*/
+  ! $load || python3 "$here/Load/report.py" --splice "$output" --section "$work/load-section.md"
 }
 if $report_only; then
   [ -f "$work/machine.txt" ] || { echo "no samples in $work: run Benchmarks/run.sh first" >&2; exit 1; }
@@ -65,9 +69,11 @@ rm -rf "$work"
 mkdir -p "$work/facts"
 echo "$command_line" >"$work/command.txt"
 targets=()
+products=()
 if $fluent_only; then
   touch "$work/fluent-only"
   targets=(--target FluentBenchmarks)
+  products=(--product FluentBenchmarks)
 fi
 
 seconds() { date +%s; }
@@ -79,7 +85,7 @@ print(next((p["state"].get("version", "?") for p in pins if p["identity"] == sys
 }
 started=$(seconds)
 echo "== build (release)"
-swift build -c release --package-path "$here" >/dev/null
+swift build -c release --package-path "$here" "${products[@]}" >/dev/null
 built=$(seconds)
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)

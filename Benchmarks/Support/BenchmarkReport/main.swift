@@ -405,16 +405,22 @@ report += """
         + "SQLCipherKit's `DatabasePool` has no keyless form"
     let limits = [fluentEncrypted: 1.25, fluentUnencrypted: 1.0]
     let short = [fluentEncrypted: "encrypted", fluentUnencrypted: "unencrypted"]
+    let unencryptedText = unencryptedMeasured ? ", FluentSQLCipherDriver unencrypted "
+        + "(`.sqlcipher(unencryptedPath:)`: the same pool, engine and settings, no key)" : ""
     report += """
 
         ## Fluent: FluentSQLCipherDriver and fluent-sqlite-driver
 
-        The same Fluent model, data, queries and rounds on FluentSQLCipherDriver (`.sqlcipher(path:key:)`, a raw key,
-        its default pool: one writer and 4 readers, WAL) and on vapor/fluent-sqlite-driver 4.9.0 (`.sqlite(.file(path))`:
-        one connection per event loop, on sqlite-nio's bundled SQLite, rollback journal), side by side in one process,
-        on a Vapor app's event loops and thread pool (one loop per core); the files on tmpfs, so that the drivers are
-        measured and not the disk's fsync (Method). Targets from the issue: FluentSQLCipherDriver unencrypted ≤ 1.00 ×
-        fluent-sqlite-driver's time, encrypted ≤ 1.25 ×, concurrent reads faster with more readers.
+        The same Fluent model, data, queries and rounds on FluentSQLCipherDriver encrypted (`.sqlcipher(path:key:)`, a
+        raw key, its default pool: one writer and 4 readers, WAL, synchronous=EXTRA, which in WAL mode syncs as FULL
+        does: the WAL at every commit)\(unencryptedText) and on
+        vapor/fluent-sqlite-driver 4.9.0 (`.sqlite(.file(path))`: one connection per event loop, on sqlite-nio's
+        bundled SQLite with its defaults: rollback journal (DELETE), synchronous=FULL), side by side in one process,
+        on a Vapor app's event loops and thread pool (one loop per core); each side's journal mode and synchronous
+        setting as its connections report them are in the "Checked at run time by FluentBenchmarks" line above. The
+        files on tmpfs, so that the drivers are measured and not the disk's fsync (Method). Targets from the issue:
+        FluentSQLCipherDriver unencrypted ≤ 1.00 × fluent-sqlite-driver's time, encrypted ≤ 1.25 ×, concurrent reads
+        faster with more readers.
 
         **CRUD** (milliseconds, medians; ratios per pass as above): on a fresh file, 5,000 rows created in 50 batches of
         100 (`[Model].create(on:)`), 500 filtered queries (a category, a lowest score, best first, 20 rows), 500 models

@@ -14,6 +14,9 @@ public enum FluentDriverVariant: String, CaseIterable, Sendable {
     /// FluentSQLCipherDriver, `.sqlcipher(path:key:)` with a raw key (no key derivation is measured) and its default
     /// pool (one writer, 4 readers, WAL), on SQLCipher.
     case encrypted = "FluentSQLCipherDriver encrypted"
+    /// FluentSQLCipherDriver, `.sqlcipher(unencryptedPath:)`: the same pool (one writer, 4 readers, WAL) and engine,
+    /// no key, no encryption.
+    case unencrypted = "FluentSQLCipherDriver unencrypted"
     /// vapor/fluent-sqlite-driver 4.9.0, `.sqlite(.file(path))`: one connection per event loop, on sqlite-nio's
     /// bundled plain SQLite (rollback journal, its defaults).
     case sqliteDriver = "fluent-sqlite-driver"
@@ -26,7 +29,7 @@ public enum FluentDriverVariant: String, CaseIterable, Sendable {
 
     var databaseID: DatabaseID {
         switch self {
-        case .encrypted: .sqlcipher
+        case .encrypted, .unencrypted: .sqlcipher
         case .sqliteDriver: .sqlite
         }
     }
@@ -38,14 +41,17 @@ public enum FluentDriverVariant: String, CaseIterable, Sendable {
         switch self {
         case .encrypted:
             databases.use(try .sqlcipher(path: path, key: .rawKey(FluentDriverVariant.rawKeyBytes)), as: .sqlcipher)
+        case .unencrypted:
+            databases.use(try .sqlcipher(unencryptedPath: path), as: .sqlcipher)
         case .sqliteDriver:
             databases.use(.sqlite(.file(path)), as: .sqlite)
         }
         return OpenFluentDatabase(variant: self, databases: databases, path: path)
     }
 
-    /// Checks the file the variant wrote, once its databases are shut down: SQLCipher's has no plain SQLite header
-    /// and does not hold `marker` (text every row carries); sqlite-nio's starts with the header and holds it.
+    /// Checks the file the variant wrote, once its databases are shut down: the encrypted one has no plain SQLite
+    /// header and does not hold `marker` (text every row carries); the unencrypted one's and sqlite-nio's start with
+    /// the header and hold it.
     public func checkFile(_ path: String, marker: String) throws {
         guard let contents = FileManager.default.contents(atPath: path), contents.count >= 16 else {
             throw FluentBenchmarkFailure("\(rawValue): \(path) is missing or empty")
@@ -57,7 +63,7 @@ public enum FluentDriverVariant: String, CaseIterable, Sendable {
             guard !hasHeader, !hasMarker else {
                 throw FluentBenchmarkFailure("\(rawValue) wrote a readable file (header \(hasHeader), marker \(hasMarker))")
             }
-        case .sqliteDriver:
+        case .unencrypted, .sqliteDriver:
             guard hasHeader, hasMarker else {
                 throw FluentBenchmarkFailure("\(rawValue) wrote no plain SQLite file (header \(hasHeader), marker \(hasMarker))")
             }
@@ -87,13 +93,17 @@ public final class OpenFluentDatabase: Sendable {
         return db
     }
 
-    /// The engine behind this variant's connections, asked through Fluent's own database: `sqlite_version()` and
-    /// SQLCipher's `PRAGMA cipher_version` (nil on plain SQLite, which ignores the pragma).
-    public func engine() async throws -> (sqlite: String, cipher: String?) {
+    /// The engine behind this variant's connections, asked through Fluent's own database: `sqlite_version()`,
+    /// SQLCipher's `PRAGMA cipher_version` (nil on plain SQLite, which ignores the pragma), the journal mode and the
+    /// synchronous setting a connection has.
+    public func engine() async throws -> (sqlite: String, cipher: String?, journal: String, synchronous: String) {
         guard let sql = try db() as? any SQLDatabase else { throw FluentBenchmarkFailure("no SQLDatabase") }
         let version = try await sql.raw("SELECT sqlite_version() AS v").first()?.decode(column: "v", as: String.self)
         let cipher = try await sql.raw("PRAGMA cipher_version").first()?.decode(column: "cipher_version", as: String.self)
-        return (version ?? "", cipher)
+        let journal = try await sql.raw("PRAGMA journal_mode").first()?.decode(column: "journal_mode", as: String.self)
+        let synchronous = try await sql.raw("PRAGMA synchronous").first()?.decode(column: "synchronous", as: Int.self)
+        let names = [0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"]
+        return (version ?? "", cipher, journal ?? "?", synchronous.map { names[$0] ?? "\($0)" } ?? "?")
     }
 
     /// Shuts the databases down (closing the pool or the connections, which checkpoints a WAL file).
@@ -111,7 +121,8 @@ public enum FluentEngineProof {
         for variant in FluentDriverVariant.allCases {
             let path = folder.freshFile("proof-\(variant).db")
             let open = try variant.open(path)
-            let (version, cipher) = try await open.engine()
+            let (version, cipher, journal, synchronous) = try await open.engine()
+            let settings = "journal_mode=\(journal), synchronous=\(synchronous)"
             let db = try open.db()
             try await FluentItem.migrate(on: db)
             let data = FluentData()
@@ -119,16 +130,17 @@ public enum FluentEngineProof {
             await open.shutdown()
             try variant.checkFile(path, marker: "fluent-benchmark item")
             switch variant {
-            case .encrypted:
+            case .encrypted, .unencrypted:
                 guard let cipher, !cipher.isEmpty else {
                     throw FluentBenchmarkFailure("\(variant.rawValue) does not run on SQLCipher (no cipher_version)")
                 }
-                facts.append("\(variant.rawValue): SQLCipher \(cipher) on SQLite \(version), file has no SQLite header")
+                facts.append("\(variant.rawValue): SQLCipher \(cipher) on SQLite \(version), \(settings), "
+                    + (variant == .encrypted ? "file has no SQLite header" : "file starts with \"SQLite format 3\""))
             case .sqliteDriver:
                 guard cipher == nil else {
                     throw FluentBenchmarkFailure("\(variant.rawValue) runs on SQLCipher (cipher_version \(cipher ?? ""))")
                 }
-                facts.append("\(variant.rawValue): SQLite \(version) (sqlite-nio's, symbols sqlite_nio_sqlite3_*), "
+                facts.append("\(variant.rawValue): SQLite \(version) (sqlite-nio's, symbols sqlite_nio_sqlite3_*), \(settings), "
                     + "PRAGMA cipher_version returns no row, file starts with \"SQLite format 3\"")
             }
         }

@@ -14,8 +14,15 @@ public func configure(_ app: Application, settings: TodoSettings) async throws {
     } catch {
         throw TodoBootError("cannot open the database '\(settings.databasePath)': \(error)")
     }
-    app.databases.use(database, as: .sqlcipher)
-    app.migrations.add(CreateTodo())
+    try await configure(app, database: database, as: .sqlcipher)
+}
+
+/// Sets the app up on a database the caller configured: `database` registered as `id` (the app's default
+/// database), the `todos` migration run, the routes registered. ``configure(_:settings:)`` calls it with the
+/// encrypted database; the load benchmark (Benchmarks/Load) with each database it compares.
+public func configure(_ app: Application, database: DatabaseConfigurationFactory, as id: DatabaseID) async throws {
+    app.databases.use(database, as: id)
+    app.migrations.add(CreateTodo(), to: id)
     try await app.autoMigrate()
     try app.register(collection: TodoController())
 }
