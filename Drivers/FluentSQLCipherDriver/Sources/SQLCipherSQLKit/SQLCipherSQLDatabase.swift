@@ -8,9 +8,9 @@ import SQLKit
 ///
 /// A read-only statement (`SELECT`, see ``SQLCipherKit/Statement/isReadOnly``) runs on one of the pool's readers,
 /// any other on its writer (each in a transaction of its own); one that starts with `INSERT`, `UPDATE`, `DELETE`,
-/// `REPLACE`, `CREATE`, `DROP` or `ALTER` goes to the writer without being prepared on a reader first. ``withSession(_:)`` and ``transaction(_:)`` hold
-/// the writer for their whole closure, across its `await`s (a ``SQLCipherKit/WriterSession``): every statement
-/// of the closure runs on that connection.
+/// `REPLACE`, `CREATE`, `DROP` or `ALTER` goes to the writer without being prepared on a reader first.
+/// ``withSession(_:)`` and ``transaction(_:)`` hold the writer for their whole closure, across its `await`s (a
+/// ``SQLCipherKit/WriterSession``): every statement of the closure runs on that connection.
 ///
 /// ```swift
 /// let pool = try DatabasePool(path: path, key: .passphrase(passphrase))
