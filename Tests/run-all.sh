@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test command (README, docs/TESTING.md, .ci/run): builds the artifact, or finds it up to date, with the tools the
-# downstream tests link with; checks the documents' links (Tests/Docs/check-links.py); runs every Swift Testing suite (the API, the reliability suite with its child
+# downstream tests link with; checks the documents (Tests/Docs: their links, and the DocC catalogue with no warning); runs every Swift Testing suite (the API, the reliability suite with its child
 # processes, the CLI, the build pipeline, interoperability with an independent SQLCipher build); then runs
 # SQLCipher's own test/sqlcipher.test on a harness built from the shipped engine (Tests/Upstream/harness.sh); then
 # SQLite's own test files for what the build changes (FTS5, temporary storage, WAL, journal, pager, and the crash
@@ -102,11 +102,11 @@ joined() {
 
 # The least each part must count: what it counted when it was last changed (raise it with the part; lower it only
 # with the reason in the commit). swift test and BuildPipelineTests count Swift Testing's tests; the upstream parts
-# and SQLite's files their files; the emulated, driver and app parts their ok: lines; the documents their links.
+# and SQLite's files their files; the emulated, driver and app parts their ok: lines; the documents their links and the docc check.
 declare -A MINIMUM=(
     ["swift test"]=216 ["swift test BuildPipelineTests"]=56
     [upstream]=11 ["upstream (reference provider)"]=11 ["upstream (aarch64, qemu)"]=3 ["sqlite files"]=177
-    ["emulation (aarch64)"]=25 ["Fluent driver"]=48 ["app examples"]=34 ["docs (links)"]=104
+    ["emulation (aarch64)"]=25 ["Fluent driver"]=48 ["app examples"]=34 ["docs (links, docc)"]=106
 )
 
 # A failure unless part $1 counted $2, at least its MINIMUM; $3 names what is counted.
@@ -209,12 +209,14 @@ if ! run_part build ./build-sqlcipher.sh --test-tools; then
     exit 1
 fi
 
-# The documents (Tests/Docs/check-links.py): every relative link in README.md, docs/*.md, BENCHMARKS.md and the
+# The documents (Tests/Docs/run-docs.sh): every relative link in README.md, docs/*.md, BENCHMARKS.md and the
 # READMEs of Vendor/, Examples/ and Tests/ names a file that exists, and every #anchor a heading of its file (GitHub's
-# slugs); one "ok:" or "FAIL:" line per link, counted as the emulated part's checks are.
+# slugs), one "ok:" or "FAIL:" line per link (check-links.py); then `docc convert` of the SQLCipherKit catalogue
+# with no warning, on symbol graphs built in .build-docs (check-docc.sh), one line. Counted as the emulated part's
+# checks are.
 if wanted docs; then
-    run_part docs python3 Tests/Docs/check-links.py
-    count_checks docs "docs (links)" "links" $?
+    run_part docs Tests/Docs/run-docs.sh
+    count_checks docs "docs (links, docc)" "links and checks" $?
 fi
 
 # Two runs: the build-pipeline tests spend minutes waiting on child builds (consumer packages, a second

@@ -1,6 +1,6 @@
 import Glibc
 
-/// One run of a key command (``Key/fromCommand(_:arguments:format:timeout:)``): spawned with `posix_spawnp`, its
+/// One run of a key command (``Key/fromCommand(_:arguments:format:timeout:environment:)``): spawned with `posix_spawnp`, its
 /// standard output a pipe read into a wiped buffer, waited for within a deadline, killed past it.
 struct KeyCommand {
     let executable: String
