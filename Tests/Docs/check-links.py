@@ -33,8 +33,8 @@ CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
-def text_lines(path):
-    """The file's lines outside fenced code blocks, as (line number, text), code spans blanked."""
+def unfenced(path):
+    """The file's lines outside fenced code blocks, as (line number, text); None for a fence's lines."""
     with open(path, encoding="utf-8") as handle:
         lines = handle.read().split("\n")
     fence = None
@@ -43,11 +43,19 @@ def text_lines(path):
         if fence is not None:
             if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
                 fence = None
-            continue
-        if opened:
+            yield number, None
+        elif opened:
             fence = opened.group(1)
-            continue
-        yield number, CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line)
+            yield number, None
+        else:
+            yield number, line
+
+
+def text_lines(path):
+    """The file's lines outside fenced code blocks, code spans blanked."""
+    for number, line in unfenced(path):
+        if line is not None:
+            yield number, CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line)
 
 
 def slug(heading):
@@ -70,19 +78,9 @@ def anchors(path):
     if path in _anchors:
         return _anchors[path]
     found, seen = set(), {}
-    with open(path, encoding="utf-8") as handle:
-        raw = handle.read().split("\n")
     previous = None
-    fence = None
-    for line in raw:
-        opened = FENCE.match(line)
-        if fence is not None:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                fence = None
-            previous = None
-            continue
-        if opened:
-            fence = opened.group(1)
+    for _, line in unfenced(path):
+        if line is None:
             previous = None
             continue
         title = None
