@@ -30,13 +30,15 @@ let package = Package(
             name: "SQLCipherKitCLI",
             dependencies: ["SQLCipherKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        // The child process the reliability tests kill, starve of disk space and inspect; not a product.
-        .executableTarget(name: "ReliabilityHelper", dependencies: ["SQLCipherKit", "ReliabilitySupport", "PowerLossVFS"]),
+        // The child process the reliability tests kill, starve of disk space and inspect; a test tool, not a product
+        // (Sources/ holds only what ships).
+        .executableTarget(name: "ReliabilityHelper", dependencies: ["SQLCipherKit", "ReliabilitySupport", "PowerLossVFS"],
+                          path: "Tests/ReliabilityHelper"),
         // The power-cut simulator the helper's power-loss workload runs on (a SQLite VFS shim, in C); not a product.
         .target(name: "PowerLossVFS", path: "Tests/Support/PowerLossVFS"),
         // What the helper and the tests share (the seeded generator, the crash workload and its checker); not a
         // product.
-        .target(name: "ReliabilitySupport", dependencies: ["SQLCipherKit"]),
+        .target(name: "ReliabilitySupport", dependencies: ["SQLCipherKit"], path: "Tests/ReliabilitySupport"),
         // Depends on ReliabilityHelper and SQLCipherKitCLI so that SwiftPM builds both next to the test bundle
         // (the multi-process test runs them side by side).
         .testTarget(name: "SQLCipherKitTests",

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The test command (README, .ci/run): builds the artifact, or finds it up to date, with the tools the
-# downstream tests link with; runs every Swift Testing suite (the API, the reliability suite with its child
-# processes, the CLI, the build pipeline, interoperability with an independent SQLCipher build); then runs
+# The test command (README, docs/TESTING.md, .ci/run): builds the artifact, or finds it up to date, with the tools
+# the downstream tests link with; checks the documents (Tests/Docs: their links, and the DocC catalogue with no
+# warning); runs every Swift Testing suite (the API, the reliability suite with its child processes, the CLI, the
+# build pipeline, interoperability with an independent SQLCipher build); then runs
 # SQLCipher's own test/sqlcipher.test on a harness built from the shipped engine (Tests/Upstream/harness.sh); then
 # SQLite's own test files for what the build changes (FTS5, temporary storage, WAL, journal, pager, and the crash
 # files with every connection keyed) on that harness; then the aarch64 engine under qemu (Tests/Emulation: a C
@@ -20,8 +21,8 @@
 # having run less (a test target not built, a file list cut, a suite skipped whole) fails as shrunk.
 #
 # The whole run is the default and the only one CI takes. A narrower run for local work is asked for by name:
-#   --only PART[,PART…]   only those parts (swift, pipeline, upstream, sqlite, emulation, fuzz, driver, apps), after
-#                         the build
+#   --only PART[,PART…]   only those parts (docs, swift, pipeline, upstream, sqlite, emulation, fuzz, driver, apps),
+#                         after the build
 #   --narrow              keep the variables that narrow a part (NARROWING below) when they are set; without this
 #                         flag the command refuses to start while one of them is set
 # and the SUMMARY line then begins "NARROWED (…):", saying how.
@@ -32,7 +33,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # run's depth and its steering, the engine the file matrix reads, the artifact the tests read.
 NARROWING=(UPSTREAM_FILES UPSTREAM_TARGET UPSTREAM_HARNESS_SOURCE SQLITE_TESTS_FILES APP_EXAMPLES FUZZ_MIN_RUNS
            FUZZ_KNOWN_ISSUES MATRIX_SQLCIPHERKIT_ENGINE SQLCIPHERKIT_DIST)
-ALL_PARTS="swift pipeline upstream sqlite emulation fuzz driver apps"
+ALL_PARTS="docs swift pipeline upstream sqlite emulation fuzz driver apps"
 ONLY=$ALL_PARTS NARROWED=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -68,7 +69,7 @@ PASSED=0 FAILED=0 SKIPPED=0
 FAILED_NAMES=() SKIPPED_NAMES=() PARTS=()
 
 # Runs a part, its output shown and kept in $LOGS/$1.log; returns its exit status. Its wall time goes to TIMES
-# (printed before the summary, to keep the whole under the 40 minutes the README promises on 2 cores).
+# (printed before the summary, to keep the whole under the 45 minutes docs/TESTING.md gives it on 2 cores).
 TIMES=()
 run_part() {
     local log=$LOGS/$1.log label=$1 start=$SECONDS status
@@ -102,11 +103,11 @@ joined() {
 
 # The least each part must count: what it counted when it was last changed (raise it with the part; lower it only
 # with the reason in the commit). swift test and BuildPipelineTests count Swift Testing's tests; the upstream parts
-# and SQLite's files their files; the emulated, driver and app parts their ok: lines.
+# and SQLite's files their files; the emulated, driver and app parts their ok: lines; the documents their links and the docc check.
 declare -A MINIMUM=(
     ["swift test"]=217 ["swift test BuildPipelineTests"]=56
     [upstream]=11 ["upstream (reference provider)"]=11 ["upstream (aarch64, qemu)"]=3 ["sqlite files"]=177
-    ["emulation (aarch64)"]=25 ["Fluent driver"]=49 ["app examples"]=44
+    ["emulation (aarch64)"]=25 ["Fluent driver"]=49 ["app examples"]=44 ["docs (links, docc)"]=114
 )
 
 # A failure unless part $1 counted $2, at least its MINIMUM; $3 names what is counted.
@@ -207,6 +208,16 @@ if ! run_part build ./build-sqlcipher.sh --test-tools; then
     failed "the build (./build-sqlcipher.sh --test-tools): nothing else can run without it"
     summary
     exit 1
+fi
+
+# The documents (Tests/Docs/run-docs.sh): every relative link in README.md, docs/*.md, BENCHMARKS.md and the
+# READMEs of Vendor/, Examples/ and Tests/ names a file that exists, and every #anchor a heading of its file (GitHub's
+# slugs), one "ok:" or "FAIL:" line per link (check-links.py); then `docc convert` of the SQLCipherKit catalogue
+# with no warning, on symbol graphs built in .build-docs (check-docc.sh), one line. Counted as the emulated part's
+# checks are.
+if wanted docs; then
+    run_part docs Tests/Docs/run-docs.sh
+    count_checks docs "docs (links, docc)" "links and checks" $?
 fi
 
 # Two runs: the build-pipeline tests spend minutes waiting on child builds (consumer packages, a second

@@ -7,13 +7,15 @@ import Testing
 @Suite("The pin is one file")
 struct PinTests {
     /// Tracked files that may name the pinned release: the pin, and the files that explain its history.
-    /// README.md may do so only in its engine-history section (see ``readmeHistoryHeading``).
+    /// docs/ENGINE.md may do so only in its engine-history section (see ``historyHeading``).
     /// BENCHMARKS.md is `Benchmarks/run.sh`'s report, which records the engine it measured.
     static let historyFiles: Set<String> = ["Vendor/sqlcipher.pin", "BENCHMARKS.md"]
     /// Folders whose files record the engine they were written about: the fuzzer's reports of engine bugs
     /// (Tests/Fuzz/known-issues/) name the release a bug was found in, and stay true after a bump.
     static let historyFolders = ["Tests/Fuzz/known-issues/"]
-    static let readmeHistoryHeading = "## The engine: version, history, security notes"
+    /// The file with the engine's history, and the heading of the one section of it that may name the release.
+    static let historyDocument = "docs/ENGINE.md"
+    static let historyHeading = "## The engine: version, history, security notes"
 
     /// The strings a bump changes: the SQLCipher and SQLite versions, the tarball's name and its checksum.
     static func pinnedStrings(_ pin: Pin) -> [String] {
@@ -42,10 +44,10 @@ struct PinTests {
         return found
     }
 
-    /// The line range of README.md's engine-history section (its heading to the next `## `).
-    static func historySection(of readme: String) -> ClosedRange<Int>? {
-        let lines = readme.split(separator: "\n", omittingEmptySubsequences: false)
-        guard let start = lines.firstIndex(where: { $0 == readmeHistoryHeading }) else { return nil }
+    /// The line range of docs/ENGINE.md's engine-history section (its heading to the next `## `).
+    static func historySection(of document: String) -> ClosedRange<Int>? {
+        let lines = document.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let start = lines.firstIndex(where: { $0 == historyHeading }) else { return nil }
         let end = lines[(start + 1)...].firstIndex(where: { $0.hasPrefix("## ") }) ?? lines.count
         return (start + 1)...end
     }
@@ -62,7 +64,7 @@ struct PinTests {
                 continue // listed but deleted in the work tree
             }
             let text = String(decoding: data, as: UTF8.self)
-            let allowed = file == "README.md" ? historySection(of: text) : nil
+            let allowed = file == historyDocument ? historySection(of: text) : nil
             for needle in pinnedStrings(pin) {
                 for line in lines(of: needle, in: text) where !(allowed?.contains(line) ?? false) {
                     copies.append("\(file):\(line): \(needle)")
@@ -81,11 +83,12 @@ struct PinTests {
             (Vendor/build/pin.json, Pin in ProcessTestSupport) or the engine instead:
             \(copies.joined(separator: "\n"))
             """)
-        let readme = try String(contentsOf: Repository.root.appendingPathComponent("README.md"), encoding: .utf8)
-        #expect(Self.historySection(of: readme) != nil, "README.md has no '\(Self.readmeHistoryHeading)' section")
+        let history = try String(contentsOf: Repository.root.appendingPathComponent(Self.historyDocument), encoding: .utf8)
+        #expect(Self.historySection(of: history) != nil,
+                "\(Self.historyDocument) has no '\(Self.historyHeading)' section")
     }
 
-    @Test("the scan finds a copy: a version in code, in a test, and in README.md outside its history section")
+    @Test("the scan finds a copy: a version in code, in a test, in README.md, and in docs/ENGINE.md outside its history section")
     func scanFindsCopies() throws {
         let pin = try Pin.current.get()
         let folder = try TemporaryDirectory()
@@ -99,10 +102,11 @@ struct PinTests {
         try write("Sources/A.swift", "let v = \"\(pin.sqlcipherVersion) community\"\n")
         try write("Tests/B.swift", "// built on SQLite \(pin.sqliteVersion).\n")
         try write("Sources/C.swift", "let notIt = \"1\(pin.sqlcipherVersion)\" + \"\(pin.sqlcipherVersion)1\"\n")
-        try write("README.md", """
+        try write("README.md", "Links the engine \(pin.sqlcipherVersion).\n")
+        try write(Self.historyDocument, """
             # R
             The engine is \(pin.tarball).
-            \(Self.readmeHistoryHeading)
+            \(Self.historyHeading)
             Bumped to \(pin.sqlcipherVersion) for its fixes.
             ## Next
             Checksum \(pin.sha256)
@@ -114,8 +118,9 @@ struct PinTests {
         #expect(copies == [
             "Sources/A.swift:1: \(pin.sqlcipherVersion)",
             "Tests/B.swift:1: \(pin.sqliteVersion)",
-            "README.md:2: \(pin.tarball)", "README.md:2: \(pin.sqlcipherVersion)",
-            "README.md:6: \(pin.sha256)",
+            "README.md:1: \(pin.sqlcipherVersion)",
+            "docs/ENGINE.md:2: \(pin.tarball)", "docs/ENGINE.md:2: \(pin.sqlcipherVersion)",
+            "docs/ENGINE.md:6: \(pin.sha256)",
         ], "\(copies.sorted())")
     }
 }

@@ -23,7 +23,7 @@ import Synchronization
 /// Its connections run in WAL mode with ``Database/Synchronous/extra`` (the same as `FULL` there): every
 /// acknowledged write survives a power cut (<doc:Durability>).
 ///
-/// - Important: Do not call the pool (``read(_:)``, ``write(_:)``, ``barrierWrite(_:)``, ``rekey(to:)``)
+/// - Important: Do not call the pool (``read(_:)-85cly``, ``write(_:)-94hpm``, ``barrierWrite(_:)``, ``rekey(to:)``)
 ///   from inside one of its own closures: use the ``Database`` the closure receives. A nested call would wait
 ///   for a connection the outer call holds, so it throws ``SQLCipherError/Kind/misuse`` at once instead. A
 ///   nested ``close()`` marks the pool closed and returns; the connections close when the outer call ends.
@@ -92,8 +92,8 @@ public final class DatabasePool: @unchecked Sendable {
     /// connection still runs in WAL mode with ``Database/Synchronous/extra``, and the same SQL guard refuses
     /// what it refuses on any connection (the key pragmas, `ATTACH` in SQL text). ``rekey(to:)`` and
     /// ``backup(to:key:replacing:progress:)`` are refused with ``SQLCipherError/Kind/misuse``: encrypt the file
-    /// with ``Database/encrypt(path:key:cipher:)`` while no pool has it open, or write an encrypted copy with
-    /// ``Database/export(to:key:cipher:)``.
+    /// with ``Database/encrypt(path:key:cipher:progress:)`` while no pool has it open, or write an encrypted copy with
+    /// ``Database/export(to:key:cipher:replacing:progress:)``.
     ///
     /// - Throws: ``SQLCipherError/Kind/wrongKeyOrNotADatabase`` when the file is encrypted or not a database;
     ///   ``SQLCipherError/Kind/invalidArgument`` for a reader count below 1.

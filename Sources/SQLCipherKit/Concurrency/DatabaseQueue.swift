@@ -8,15 +8,15 @@ import Foundation
 /// let count = try await queue.read { db in try db.scalar(Int.self, "SELECT count(*) FROM note") }
 /// ```
 ///
-/// ``write(_:)`` runs its closure in a transaction (rolled back if it throws); ``read(_:)`` runs its closure
-/// in a read transaction, so it sees one consistent state. The `async` variants run on the queue's one worker
+/// ``write(_:)-7o0rf`` runs its closure in a transaction (rolled back if it throws); ``read(_:)-26av5`` runs its
+/// closure in a read transaction, so it sees one consistent state. The `async` variants run on the queue's one worker
 /// thread, never blocking Swift's cooperative threads; cancelling the task interrupts its statement.
 ///
 /// An acknowledged write survives a power cut: the connection is opened with ``Database/Synchronous/extra``
 /// (``Database/Configuration/synchronous``; <doc:Durability>).
 ///
-/// A closure must use the ``Database`` it receives: calling ``read(_:)`` or ``write(_:)`` of the same queue from
-/// inside it throws ``SQLCipherError/Kind/misuse`` (it would nest a transaction in the outer one).
+/// A closure must use the ``Database`` it receives: calling ``read(_:)-26av5`` or ``write(_:)-7o0rf`` of the same
+/// queue from inside it throws ``SQLCipherError/Kind/misuse`` (it would nest a transaction in the outer one).
 public final class DatabaseQueue: @unchecked Sendable {
     // Invariant: `database` is only touched while `lock` is held. That is what makes the class Sendable. A
     // closure that calls read or write again on the same queue throws .misuse (ReentrancyMarker); the lock is

@@ -109,7 +109,7 @@ public final class Database {
     }
 
     /// Opens a database that is *not* encrypted: a plain SQLite file, for example to encrypt it with
-    /// ``export(to:key:cipher:)`` or ``Database/encrypt(path:key:cipher:)``.
+    /// ``export(to:key:cipher:replacing:progress:)`` or ``Database/encrypt(path:key:cipher:progress:)``.
     ///
     /// The engine is still SQLCipher and is still checked; only this file is plaintext.
     public convenience init(unencryptedPath path: String, configuration: Database.Configuration = .init())

@@ -10,6 +10,9 @@ extension Database {
     /// complete: `targetPath` never holds half a database.
     ///
     /// - Parameters:
+    ///   - targetPath: The new file's path.
+    ///   - key: The copy's key, or nil for a plaintext copy.
+    ///   - cipher: The copy's cipher settings.
     ///   - replacing: Whether an existing file at `targetPath` may be replaced (atomically, once the copy is
     ///     complete). Default: false.
     ///   - progress: Called now and then with the fraction of the copy written so far (0...1). While the copy

@@ -42,6 +42,7 @@ extension Database {
     /// ``checkIntegrity(path:key:cipher:)``).
     ///
     /// - Parameters:
+    ///   - path: The database file's path.
     ///   - key: The key, or nil for a file expected to be plain SQLite.
     ///   - cipher: Settings to open with; when empty, the format is detected.
     public static func inspect(path: String, key: Key?, cipher: CipherSettings = CipherSettings())

@@ -1,7 +1,7 @@
 import Glibc
 
-/// One run of a key command (``Key/fromCommand(_:arguments:format:timeout:)``): spawned with `posix_spawnp`, its
-/// standard output a pipe read into a wiped buffer, waited for within a deadline, killed past it.
+/// One run of a key command (``Key/fromCommand(_:arguments:format:timeout:environment:)``): spawned with
+/// `posix_spawnp`, its standard output a pipe read into a wiped buffer, waited for within a deadline, killed past it.
 struct KeyCommand {
     let executable: String
     let arguments: [String]

@@ -1,5 +1,6 @@
 /// Why a key could not be read from a file, a systemd credential or a key command
-/// (``Key/fromFile(_:format:)``, ``Key/fromCredential(_:format:)``, ``Key/fromCommand(_:arguments:format:timeout:)``).
+/// (``Key/fromFile(_:format:)``, ``Key/fromCredential(_:format:)``,
+/// ``Key/fromCommand(_:arguments:format:timeout:environment:)``).
 ///
 /// The ``message`` says what went wrong and what to do about it. It names paths, modes, owners, exit statuses
 /// and lengths, never a byte of what was read.

@@ -37,14 +37,14 @@ extension Statement {
     // is bound through its own `bind(to:)` with no generic dispatch (the variadic form above binds the same way
     // but, as of Swift 6.3, is not specialized per element and costs a few hundred instructions more per row).
 
-    /// Binds the value to parameter 1 (see ``bind(_:)-(repeat each V)``).
+    /// Binds the value to parameter 1 (see ``bind(_:)-(V)``).
     @inlinable
     public func bind<A: DatabaseValueConvertible>(_ a: A) throws(SQLCipherError) {
         try prepareToBind(count: 1)
         try StatementParameter(statement: self, index: 1).bindValue(a)
     }
 
-    /// Binds the values to parameters 1 to 2 (see ``bind(_:)-(repeat each V)``).
+    /// Binds the values to parameters 1 to 2 (see ``bind(_:)-(V)``).
     @inlinable
     public func bind<A: DatabaseValueConvertible, B: DatabaseValueConvertible>(_ a: A, _ b: B) throws(SQLCipherError) {
         try prepareToBind(count: 2)
@@ -52,7 +52,7 @@ extension Statement {
         try StatementParameter(statement: self, index: 2).bindValue(b)
     }
 
-    /// Binds the values to parameters 1 to 3 (see ``bind(_:)-(repeat each V)``).
+    /// Binds the values to parameters 1 to 3 (see ``bind(_:)-(V)``).
     @inlinable
     public func bind<A: DatabaseValueConvertible, B: DatabaseValueConvertible, C: DatabaseValueConvertible>(_ a: A, _ b: B, _ c: C) throws(SQLCipherError) {
         try prepareToBind(count: 3)
@@ -61,7 +61,7 @@ extension Statement {
         try StatementParameter(statement: self, index: 3).bindValue(c)
     }
 
-    /// Binds the values to parameters 1 to 4 (see ``bind(_:)-(repeat each V)``).
+    /// Binds the values to parameters 1 to 4 (see ``bind(_:)-(V)``).
     @inlinable
     public func bind<A: DatabaseValueConvertible, B: DatabaseValueConvertible, C: DatabaseValueConvertible, D: DatabaseValueConvertible>(_ a: A, _ b: B, _ c: C, _ d: D) throws(SQLCipherError) {
         try prepareToBind(count: 4)
@@ -71,7 +71,7 @@ extension Statement {
         try StatementParameter(statement: self, index: 4).bindValue(d)
     }
 
-    /// Binds the values to parameters 1 to 5 (see ``bind(_:)-(repeat each V)``).
+    /// Binds the values to parameters 1 to 5 (see ``bind(_:)-(V)``).
     @inlinable
     public func bind<A: DatabaseValueConvertible, B: DatabaseValueConvertible, C: DatabaseValueConvertible, D: DatabaseValueConvertible, E: DatabaseValueConvertible>(_ a: A, _ b: B, _ c: C, _ d: D, _ e: E) throws(SQLCipherError) {
         try prepareToBind(count: 5)
@@ -82,7 +82,7 @@ extension Statement {
         try StatementParameter(statement: self, index: 5).bindValue(e)
     }
 
-    /// Binds the values to parameters 1 to 6 (see ``bind(_:)-(repeat each V)``).
+    /// Binds the values to parameters 1 to 6 (see ``bind(_:)-(V)``).
     @inlinable
     public func bind<A: DatabaseValueConvertible, B: DatabaseValueConvertible, C: DatabaseValueConvertible, D: DatabaseValueConvertible, E: DatabaseValueConvertible, F: DatabaseValueConvertible>(_ a: A, _ b: B, _ c: C, _ d: D, _ e: E, _ f: F) throws(SQLCipherError) {
         try prepareToBind(count: 6)
@@ -94,7 +94,7 @@ extension Statement {
         try StatementParameter(statement: self, index: 6).bindValue(f)
     }
 
-    /// Binds the values to parameters 1 to 7 (see ``bind(_:)-(repeat each V)``).
+    /// Binds the values to parameters 1 to 7 (see ``bind(_:)-(V)``).
     @inlinable
     public func bind<A: DatabaseValueConvertible, B: DatabaseValueConvertible, C: DatabaseValueConvertible, D: DatabaseValueConvertible, E: DatabaseValueConvertible, F: DatabaseValueConvertible, G: DatabaseValueConvertible>(_ a: A, _ b: B, _ c: C, _ d: D, _ e: E, _ f: F, _ g: G) throws(SQLCipherError) {
         try prepareToBind(count: 7)
@@ -107,7 +107,7 @@ extension Statement {
         try StatementParameter(statement: self, index: 7).bindValue(g)
     }
 
-    /// Binds the values to parameters 1 to 8 (see ``bind(_:)-(repeat each V)``).
+    /// Binds the values to parameters 1 to 8 (see ``bind(_:)-(V)``).
     @inlinable
     public func bind<A: DatabaseValueConvertible, B: DatabaseValueConvertible, C: DatabaseValueConvertible, D: DatabaseValueConvertible, E: DatabaseValueConvertible, F: DatabaseValueConvertible, G: DatabaseValueConvertible, H: DatabaseValueConvertible>(_ a: A, _ b: B, _ c: C, _ d: D, _ e: E, _ f: F, _ g: G, _ h: H) throws(SQLCipherError) {
         try prepareToBind(count: 8)
@@ -124,7 +124,7 @@ extension Statement {
     /// Clears all bindings, then binds `values` by position (an array literal: `bind([1, "text", nil])`).
     ///
     /// This overload keeps an array literal an argument list: without it, `[4]` could be read as one `[UInt8]`
-    /// blob by ``bind(_:)-(repeat each V)``.
+    /// blob by ``bind(_:)-(V)``.
     @inlinable
     public func bind(_ values: [(any DatabaseValueConvertible)?]) throws(SQLCipherError) {
         try bind(StatementArguments(values))

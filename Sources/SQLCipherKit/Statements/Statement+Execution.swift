@@ -2,7 +2,7 @@ import CSQLCipher
 
 // Running: stepping a statement through its rows, resetting it, and the bind-and-run shortcuts.
 extension Statement {
-    /// Resets, binds `values` in parameter order (see ``bind(_:)-(repeat each V)``), and steps until done,
+    /// Resets, binds `values` in parameter order (see ``bind(_:)-(V)``), and steps until done,
     /// discarding any rows: the fast way to run an insert or update many times.
     ///
     /// ```swift
@@ -19,56 +19,56 @@ extension Statement {
     // is bound through its own `bind(to:)` with no generic dispatch (the variadic form above binds the same way
     // but, as of Swift 6.3, is not specialized per element and costs a few hundred instructions more per row).
 
-    /// Resets, binds the values to parameters 1 to 1, and steps until done (see ``execute(_:)-(repeat each V)``).
+    /// Resets, binds the values to parameters 1 to 1, and steps until done (see ``execute(_:)-(V)``).
     @inlinable
     public func execute<A: DatabaseValueConvertible>(_ a: A) throws(SQLCipherError) {
         try bind(a)
         try runToCompletion()
     }
 
-    /// Resets, binds the values to parameters 1 to 2, and steps until done (see ``execute(_:)-(repeat each V)``).
+    /// Resets, binds the values to parameters 1 to 2, and steps until done (see ``execute(_:)-(V)``).
     @inlinable
     public func execute<A: DatabaseValueConvertible, B: DatabaseValueConvertible>(_ a: A, _ b: B) throws(SQLCipherError) {
         try bind(a, b)
         try runToCompletion()
     }
 
-    /// Resets, binds the values to parameters 1 to 3, and steps until done (see ``execute(_:)-(repeat each V)``).
+    /// Resets, binds the values to parameters 1 to 3, and steps until done (see ``execute(_:)-(V)``).
     @inlinable
     public func execute<A: DatabaseValueConvertible, B: DatabaseValueConvertible, C: DatabaseValueConvertible>(_ a: A, _ b: B, _ c: C) throws(SQLCipherError) {
         try bind(a, b, c)
         try runToCompletion()
     }
 
-    /// Resets, binds the values to parameters 1 to 4, and steps until done (see ``execute(_:)-(repeat each V)``).
+    /// Resets, binds the values to parameters 1 to 4, and steps until done (see ``execute(_:)-(V)``).
     @inlinable
     public func execute<A: DatabaseValueConvertible, B: DatabaseValueConvertible, C: DatabaseValueConvertible, D: DatabaseValueConvertible>(_ a: A, _ b: B, _ c: C, _ d: D) throws(SQLCipherError) {
         try bind(a, b, c, d)
         try runToCompletion()
     }
 
-    /// Resets, binds the values to parameters 1 to 5, and steps until done (see ``execute(_:)-(repeat each V)``).
+    /// Resets, binds the values to parameters 1 to 5, and steps until done (see ``execute(_:)-(V)``).
     @inlinable
     public func execute<A: DatabaseValueConvertible, B: DatabaseValueConvertible, C: DatabaseValueConvertible, D: DatabaseValueConvertible, E: DatabaseValueConvertible>(_ a: A, _ b: B, _ c: C, _ d: D, _ e: E) throws(SQLCipherError) {
         try bind(a, b, c, d, e)
         try runToCompletion()
     }
 
-    /// Resets, binds the values to parameters 1 to 6, and steps until done (see ``execute(_:)-(repeat each V)``).
+    /// Resets, binds the values to parameters 1 to 6, and steps until done (see ``execute(_:)-(V)``).
     @inlinable
     public func execute<A: DatabaseValueConvertible, B: DatabaseValueConvertible, C: DatabaseValueConvertible, D: DatabaseValueConvertible, E: DatabaseValueConvertible, F: DatabaseValueConvertible>(_ a: A, _ b: B, _ c: C, _ d: D, _ e: E, _ f: F) throws(SQLCipherError) {
         try bind(a, b, c, d, e, f)
         try runToCompletion()
     }
 
-    /// Resets, binds the values to parameters 1 to 7, and steps until done (see ``execute(_:)-(repeat each V)``).
+    /// Resets, binds the values to parameters 1 to 7, and steps until done (see ``execute(_:)-(V)``).
     @inlinable
     public func execute<A: DatabaseValueConvertible, B: DatabaseValueConvertible, C: DatabaseValueConvertible, D: DatabaseValueConvertible, E: DatabaseValueConvertible, F: DatabaseValueConvertible, G: DatabaseValueConvertible>(_ a: A, _ b: B, _ c: C, _ d: D, _ e: E, _ f: F, _ g: G) throws(SQLCipherError) {
         try bind(a, b, c, d, e, f, g)
         try runToCompletion()
     }
 
-    /// Resets, binds the values to parameters 1 to 8, and steps until done (see ``execute(_:)-(repeat each V)``).
+    /// Resets, binds the values to parameters 1 to 8, and steps until done (see ``execute(_:)-(V)``).
     @inlinable
     public func execute<A: DatabaseValueConvertible, B: DatabaseValueConvertible, C: DatabaseValueConvertible, D: DatabaseValueConvertible, E: DatabaseValueConvertible, F: DatabaseValueConvertible, G: DatabaseValueConvertible, H: DatabaseValueConvertible>(_ a: A, _ b: B, _ c: C, _ d: D, _ e: E, _ f: F, _ g: G, _ h: H) throws(SQLCipherError) {
         try bind(a, b, c, d, e, f, g, h)

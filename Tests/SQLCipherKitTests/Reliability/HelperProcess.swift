@@ -2,7 +2,7 @@ import Foundation
 import SQLCipherKit
 import Testing
 
-/// A running `ReliabilityHelper` child (Sources/ReliabilityHelper): its standard output read line by line as
+/// A running `ReliabilityHelper` child (Tests/ReliabilityHelper): its standard output read line by line as
 /// it arrives, its standard input open for "go on" lines, and SIGKILL at any moment.
 ///
 /// Every line the child wrote, and its standard error, are checked for the secrets it was given: a key must
