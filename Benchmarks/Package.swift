@@ -2,7 +2,7 @@
 import PackageDescription
 
 // SQLCipherKit's benchmarks, a package of their own so that neither package-benchmark nor GRDB is a dependency of
-// SQLCipherKit or part of its build and tests. Run them with Benchmarks/run.sh (README, "Benchmarks").
+// SQLCipherKit or part of its build and tests. Run them with Benchmarks/run.sh (docs/RELIABILITY.md, "Load and speed"; BENCHMARKS.md).
 //
 // package-benchmark runs the executable targets whose folder sits in a folder named Benchmarks, i.e. the ones
 // directly in this folder; each benchmark in a process of its own. Support/ holds what they share.

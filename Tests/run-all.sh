@@ -107,7 +107,7 @@ joined() {
 declare -A MINIMUM=(
     ["swift test"]=217 ["swift test BuildPipelineTests"]=56
     [upstream]=11 ["upstream (reference provider)"]=11 ["upstream (aarch64, qemu)"]=3 ["sqlite files"]=177
-    ["emulation (aarch64)"]=25 ["Fluent driver"]=49 ["app examples"]=44 ["docs (links, docc)"]=114
+    ["emulation (aarch64)"]=25 ["Fluent driver"]=49 ["app examples"]=44 ["docs (links, docc)"]=122
 )
 
 # A failure unless part $1 counted $2, at least its MINIMUM; $3 names what is counted.

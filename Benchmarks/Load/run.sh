@@ -165,7 +165,7 @@ stop_server() {
 # Whether the file is what the database should have written: encrypted, no plain SQLite header; the others, one.
 check_file() {
   local database=$1 header
-  header=$(head -c 15 "$db_dir/todo.db")
+  header=$(head -c 15 "$db_dir/todo.db" | tr -d '\0')
   if [ "$database" = encrypted ]; then
     [ "$header" != "SQLite format 3" ] && ! grep -qaF "seeded todo" "$db_dir/todo.db" && echo encrypted-file
   else
