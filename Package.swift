@@ -4,7 +4,10 @@ import PackageDescription
 // build-sqlcipher.sh compiles the pinned SQLCipher into this folder (gitignored). SwiftPM builds of this
 // package (tests, the CLI) link that engine from here; the distributed artifact in dist/ carries it inside
 // libSQLCipherKit.a instead, so downstream consumers need neither this path nor any flag.
-let engineLibraryDirectory = Context.packageDirectory + "/Vendor/build/lib"
+// Tests/Sanitized/run-sanitized.sh points SQLCIPHERKIT_ENGINE_LIB_DIR at the same engine built with AddressSanitizer
+// and UndefinedBehaviorSanitizer, for its own build folder (.build-sanitized).
+let engineLibraryDirectory = Context.environment["SQLCIPHERKIT_ENGINE_LIB_DIR"]
+    ?? Context.packageDirectory + "/Vendor/build/lib"
 
 let package = Package(
     name: "SQLCipherKit",

@@ -7,7 +7,8 @@ fixed yet, applied by build-sqlcipher.sh's amalgamation phase (BuildSupport/buil
 
 ENTRY is one element of the pin's PIN_LOCAL_CHANGES: "NAME|SQLITE VERSIONS (space-separated)|REASON".
 DIR/NAME.change holds the change: `function:` (the function the line is in), `match:` (the whole line, as the
-generated source has it, indentation included) and `replace:` (its replacement); `#` lines are comments.
+generated source has it, indentation included) and `replace:` (its replacement; several `replace:` lines, in
+order, replace the one line with several); `#` lines are comments.
 
 `apply` stops (exit status 1, a message naming the change) unless, for every entry, the pin's SQLite version is
 one the entry lists and the line is found exactly once, inside the named function: a bump decides again for
@@ -48,9 +49,9 @@ def read_change(directory, name):
             if not line or line.startswith("#"):
                 continue
             key, sep, value = line.partition(": ")
-            if not sep or key not in ("function", "match", "replace") or key in fields:
-                fail(f"{path}:{number}: expected one each of 'function: ', 'match: ', 'replace: '")
-            fields[key] = value
+            if not sep or key not in ("function", "match", "replace") or (key in fields and key != "replace"):
+                fail(f"{path}:{number}: expected one 'function: ', one 'match: ' and 'replace: ' lines")
+            fields[key] = fields[key] + "\n" + value if key in fields else value
     missing = [key for key in ("function", "match", "replace") if key not in fields]
     if missing:
         fail(f"{path}: no {', '.join(missing)}")
@@ -108,7 +109,9 @@ def apply(source, version, changes):
         handle.write("\n".join(lines))
     os.replace(partial, source)
     for change in changes:
-        print(f"local change {change['name']}: {change['function']}(): {change['replace'].strip()}")
+        replacement = change["replace"].strip().split("\n")
+        more = f" (+{len(replacement) - 1} lines)" if len(replacement) > 1 else ""
+        print(f"local change {change['name']}: {change['function']}(): {replacement[0]}{more}")
 
 
 def main():

@@ -21,7 +21,8 @@
 # having run less (a test target not built, a file list cut, a suite skipped whole) fails as shrunk.
 #
 # The whole run is the default and the only one CI takes. A narrower run for local work is asked for by name:
-#   --only PART[,PART…]   only those parts (docs, swift, pipeline, upstream, sqlite, emulation, fuzz, driver, apps),
+#   --only PART[,PART…]   only those parts (docs, swift, pipeline, upstream, sqlite, emulation, fuzz, sanitized, driver,
+#                         apps),
 #                         after the build
 #   --narrow              keep the variables that narrow a part (NARROWING below) when they are set; without this
 #                         flag the command refuses to start while one of them is set
@@ -33,7 +34,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # run's depth and its steering, the engine the file matrix reads, the artifact the tests read.
 NARROWING=(UPSTREAM_FILES UPSTREAM_TARGET UPSTREAM_HARNESS_SOURCE SQLITE_TESTS_FILES APP_EXAMPLES FUZZ_MIN_RUNS
            FUZZ_KNOWN_ISSUES MATRIX_SQLCIPHERKIT_ENGINE SQLCIPHERKIT_DIST)
-ALL_PARTS="docs swift pipeline upstream sqlite emulation fuzz driver apps"
+ALL_PARTS="docs swift pipeline upstream sqlite emulation fuzz sanitized driver apps"
 ONLY=$ALL_PARTS NARROWED=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -108,6 +109,7 @@ declare -A MINIMUM=(
     ["swift test"]=217 ["swift test BuildPipelineTests"]=56
     [upstream]=11 ["upstream (reference provider)"]=11 ["upstream (aarch64, qemu)"]=3 ["sqlite files"]=177
     ["emulation (aarch64)"]=25 ["Fluent driver"]=49 ["app examples"]=44 ["docs (links, docc)"]=122
+    ["sanitized (ASan, UBSan)"]=9
 )
 
 # A failure unless part $1 counted $2, at least its MINIMUM; $3 names what is counted.
@@ -334,6 +336,15 @@ if wanted fuzz; then
         failed "fuzz: $(short "$(last_line "$LOGS/fuzz.log" '^fuzz.sh: (FAILED|error)')")"
         PARTS+=("fuzz: failed")
     fi
+fi
+
+# The sanitizer part (Tests/Sanitized/run-sanitized.sh, issue 43): the engine built with AddressSanitizer and
+# UndefinedBehaviorSanitizer; its controls (upstream's VACUUM INTO must draw a report; so must a read past a heap
+# block in the engine the Swift binaries link), the VACUUM INTO reproduction clean on SQLCipherKit's engine, and the
+# Swift suites of the promises under every cipher configuration linked against it. One count per check.
+if wanted sanitized; then
+    run_part sanitized Tests/Sanitized/run-sanitized.sh
+    count_checks sanitized "sanitized (ASan, UBSan)" "checks" $?
 fi
 
 wait "$FLUENT_STAGE"

@@ -52,6 +52,29 @@ struct CLITests {
         #expect(result.status == 0, "\(result)")
     }
 
+    @Test("issue 43's reproduction through query: VACUUM INTO under SQLCipher 3's settings writes a copy that opens")
+    func vacuumIntoUnderEarlierSettings() throws {
+        let folder = try TemporaryDirectory()
+        let db = folder.file("c3.db"), copy = folder.file("c3v.db")
+        let environment = ["K": Self.passphrase]
+        let created = try cli(["query", "--compat", "3", db, "CREATE TABLE t(x); WITH RECURSIVE n(i) AS (SELECT 1 UNION "
+                                + "ALL SELECT i + 1 FROM n WHERE i < 4000) INSERT INTO t SELECT '\(Self.marker)' || "
+                                + "randomblob(300) FROM n", "--create", "--key-env", "K"], environment: environment)
+        #expect(created.status == 0, "\(created)")
+        // Before issue 43: killed by SIGSEGV (the codec wrote 4096 bytes into each 1024-byte page of the copy).
+        let vacuumed = try cli(["query", "--compat", "3", db, "PRAGMA cache_size = 3; VACUUM INTO '\(copy)'",
+                                "--key-env", "K"], environment: environment)
+        #expect(vacuumed.status == 0, "\(vacuumed)")
+        let checked = try cli(["check", "--compat", "3", copy, "--key-env", "K"], environment: environment)
+        #expect(checked.status == 0, "the copy does not open with the key and settings: \(checked)")
+        #expect(!data(try contents(of: copy), contains: Self.marker), "the copy holds the marker in plaintext")
+        // A pool reader's way out of its transaction, and the process-wide pragmas: refused (usage error, 64).
+        for sql in ["PRAGMA hard_heap_limit = 300000", "PRAGMA temp_store_directory = '\(folder.path)'"] {
+            let refused = try cli(["query", "--compat", "3", db, sql, "--key-env", "K"], environment: environment)
+            #expect(refused.status != 0 && refused.stderr.contains("refused"), "\(sql): \(refused)")
+        }
+    }
+
     @Test("issue 33's reproductions through query: no plaintext file, no key from SQL text, the database opens")
     func smuggledSQLThroughQuery() throws {
         let folder = try TemporaryDirectory()

@@ -308,6 +308,6 @@ struct KeySourceCLITests {
 }
 
 /// Whether `haystack` holds the UTF-8 of `needle`.
-private func data(_ haystack: Data, contains needle: String) -> Bool {
+func data(_ haystack: Data, contains needle: String) -> Bool {
     haystack.range(of: Data(needle.utf8)) != nil
 }

@@ -35,7 +35,7 @@ extension GuardSpellings {
 
         func makeTemplate() throws {
             let path = folder + "/template.db"
-            let db = try Database(path: path, key: key)
+            let db = try Database(path: path, key: key, configuration: .init(cipher: GuardSpellings.configuration.settings))
             try db.execute("CREATE TABLE t(x)")
             try db.transaction {
                 for index in 0..<GuardSpellings.rowCount {
@@ -111,11 +111,14 @@ extension GuardSpellings {
                     _ = db.execute(spelling.sql)
                 }
             case .vacuumInto:
+                // Promise 1 first: a URI key is handed to SQLCipher's keying function (sqlite3_key_v2, from
+                // sqlite3CodecQueryParameters), whatever the engine then does with the copy (since issue 43 it keys
+                // the copy like its source anyway); then promise 2, the copy itself.
                 let db = RawConnection(path: freshDatabase(index: index, side: "oracle", empty: false), key: rawKey)
                 _ = db.text("SELECT count(*) FROM t")
-                _ = db.execute(spelling.sql, argument: spelling.argument)
+                let keyed = keyingCalls { _ = db.execute(spelling.sql, argument: spelling.argument) }
                 db.close()
-                return copyEffect()
+                return keyed ? .acted("handed a key from SQL text to SQLCipher's keying functions") : copyEffect()
             }
         }
 
@@ -128,7 +131,7 @@ extension GuardSpellings {
             let path = freshDatabase(index: index, side: "guarded", empty: empty)
             let db: Database
             do {
-                db = try Database(path: path, key: key)
+                db = try Database(path: path, key: key, configuration: .init(cipher: GuardSpellings.configuration.settings))
             } catch {
                 fail("open \(path): \(error)")
             }
@@ -287,6 +290,10 @@ extension GuardSpellings {
             handle = db
             if let key, let db {
                 _ = sqlite3_key_v2(db, nil, key, Int32(key.utf8.count))
+                // The configuration the spellings run under (RELIABILITY_CIPHER), as SQLCipherKit applies it.
+                for pragma in GuardSpellings.configuration.pragmas {
+                    _ = sqlite3_exec(db, pragma, nil, nil, nil)
+                }
             }
         }
 

@@ -202,7 +202,8 @@ enum GuardSpellings {
             add(.key, 12) { pragma(name, "other", schemas: schemaPrefixes, using: &$0) }
         }
         // Cipher settings, each with a value other than the current one, and names beside them.
-        let cipherSettings = [("cipher_page_size", "1024"), ("cipher_page_size", "8192"), ("cipher_use_hmac", "OFF"),
+        let cipherSettings = [("cipher_page_size", "1024"), ("cipher_page_size", "8192"), ("cipher_page_size", "4096"),
+                              ("cipher_use_hmac", "ON"), ("cipher_use_hmac", "OFF"),
                               ("cipher_use_hmac", "0"), ("cipher_use_hmac", "no"), ("kdf_iter", "1"),
                               ("fast_kdf_iter", "3"),
                               ("cipher_hmac_algorithm", "HMAC_SHA1"), ("cipher_kdf_algorithm", "PBKDF2_HMAC_SHA256"),
@@ -214,15 +215,10 @@ enum GuardSpellings {
                               ("cipher_default_hmac_algorithm", "HMAC_SHA1"),
                               ("cipher_default_kdf_algorithm", "PBKDF2_HMAC_SHA1"),
                               ("cipher_default_plaintext_header_size", "16")]
-        for (name, value) in cipherSettings {
+        for (name, value) in cipherSettings where !isCurrent(name, value) {
             add(.cipher, 24) { pragma(name, value, schemas: schemaPrefixes, using: &$0) }
         }
-        // The same names with the value they already have (SQLCipher 4's defaults): no effect, and still refused.
-        let currentCipherSettings = [("cipher_page_size", "4096"), ("cipher_use_hmac", "ON"), ("cipher_use_hmac", "1"),
-                                     ("kdf_iter", "256000"), ("cipher_hmac_algorithm", "HMAC_SHA512"),
-                                     ("cipher_kdf_algorithm", "PBKDF2_HMAC_SHA512"),
-                                     ("cipher_plaintext_header_size", "0"), ("cipher_default_page_size", "4096"),
-                                     ("cipher_default_use_hmac", "ON"), ("cipher_default_kdf_iter", "256000")]
+        // The same names with the value they already have (the configuration's): no effect, and still refused.
         for (name, value) in currentCipherSettings {
             add(.cipherCurrentValue, 12) { pragma(name, value, schemas: schemaPrefixes, using: &$0) }
         }
@@ -234,7 +230,7 @@ enum GuardSpellings {
             add(.cipher, 12) { pragma(name, "1", schemas: schemaPrefixes, using: &$0) }
         }
         // page_size: SQLCipher's cipher_page_size on a keyed schema; SQLite's own on temp.
-        for value in ["1024", "8192", "65536", "512", "+1024", "1024.5", "'2048'", "abc", "-1024"] {
+        for value in pageSizeValues {
             add(.pageSize, 10) { pragma("page_size", value, schemas: schemaPrefixes, using: &$0) }
             add(.pageSize, 4) { pragma("page_size", value, schemas: ["temp.", "TEMP.", "\"temp\"."], using: &$0) }
         }

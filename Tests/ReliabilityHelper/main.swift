@@ -9,7 +9,7 @@ import Glibc
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
-    fail(usage: "usage: ReliabilityHelper write|rekey|disk-full|at-rest|memory-scan|concurrent-writer|counter-writer|guard-spellings|first-opens|power-loss ARGUMENTS")
+    fail(usage: "usage: ReliabilityHelper write|rekey|disk-full|at-rest|memory-scan|concurrent-writer|counter-writer|guard-spellings|first-opens|power-loss|sanitizer-control ARGUMENTS")
 }
 let rest = Array(arguments.dropFirst())
 
@@ -24,5 +24,6 @@ case "counter-writer": CounterWriter.run(rest)
 case "guard-spellings": GuardSpellings.run(rest)
 case "first-opens": FirstOpens.run(rest)
 case "power-loss": PowerLoss.run(rest)
+case "sanitizer-control": SanitizerControl.run(rest)
 default: fail(usage: "unknown subcommand \(command)")
 }

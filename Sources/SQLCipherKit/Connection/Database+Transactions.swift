@@ -41,7 +41,7 @@ extension Database {
         if isInTransaction {
             return try savepoint(body)
         }
-        try runCached(kind.beginSQL)
+        try beginTransaction(kind)
         let result: Result
         do {
             result = try body()
@@ -50,7 +50,7 @@ extension Database {
             throw error
         }
         do {
-            try runCached("COMMIT TRANSACTION")
+            try commitTransaction()
         } catch {
             rollbackQuietly("ROLLBACK TRANSACTION")
             throw error
@@ -63,8 +63,8 @@ extension Database {
     public func savepoint<Result>(_ body: () throws -> Result) throws -> Result {
         savepointDepth += 1
         defer { savepointDepth -= 1 }
-        let name = "sqlcipherkit_savepoint_\(savepointDepth)".quotedIdentifier
-        try execute("SAVEPOINT \(name)")
+        let name = (SQLGuard.librarySavepointPrefix + "\(savepointDepth)").quotedIdentifier
+        try controllingTransaction { () throws(SQLCipherError) in try execute("SAVEPOINT \(name)") }
         let result: Result
         do {
             result = try body()
@@ -74,7 +74,7 @@ extension Database {
             throw error
         }
         do {
-            try execute("RELEASE SAVEPOINT \(name)")
+            try controllingTransaction { () throws(SQLCipherError) in try execute("RELEASE SAVEPOINT \(name)") }
         } catch {
             rollbackQuietly("ROLLBACK TO SAVEPOINT \(name); RELEASE SAVEPOINT \(name)")
             throw error
@@ -83,14 +83,33 @@ extension Database {
     }
 
     /// Begins a transaction that a later ``commitTransaction()`` or ``rollbackIfInTransaction()`` ends (a
-    /// ``WriterSession`` transaction, open across `await`s).
+    /// ``WriterSession`` transaction, open across `await`s, or ``transaction(_:_:)``'s). Until then SQL text on this
+    /// connection can neither end it nor begin another (the guard refuses `COMMIT`, `END`, `ROLLBACK` and `BEGIN`).
     func beginTransaction(_ kind: TransactionKind) throws(SQLCipherError) {
-        try runCached(kind.beginSQL)
+        try controllingTransaction { () throws(SQLCipherError) in try runCached(kind.beginSQL) }
+        sqlGuard.libraryTransaction = true
     }
 
-    /// Commits the transaction ``beginTransaction(_:)`` began.
+    /// Commits the transaction ``beginTransaction(_:)`` began. When SQLite has already ended it (it rolls back by
+    /// itself after some errors: a full disk, an I/O error, an interrupt), throws, naming that.
     func commitTransaction() throws(SQLCipherError) {
-        try runCached("COMMIT TRANSACTION")
+        defer { sqlGuard.libraryTransaction = isInTransaction }
+        guard isInTransaction else {
+            throw .api(.misuse, "the transaction SQLCipherKit began had already ended when its closure returned "
+                + "(SQLite rolls back by itself after a full disk, an I/O error or an interrupt): nothing was "
+                + "committed", path: path)
+        }
+        try controllingTransaction { () throws(SQLCipherError) in try runCached("COMMIT TRANSACTION") }
+    }
+
+    /// Runs the library's own transaction control (`BEGIN`, `COMMIT`, `ROLLBACK`, its savepoints) past the guard's
+    /// transaction rule.
+    private func controllingTransaction<Result>(_ body: () throws(SQLCipherError) -> Result)
+        throws(SQLCipherError) -> Result {
+        let saved = sqlGuard.controlsTransaction
+        sqlGuard.controlsTransaction = true
+        defer { sqlGuard.controlsTransaction = saved }
+        return try body()
     }
 
     /// Rolls back the open transaction, if any; a failure is ignored (see `rollbackQuietly`).
@@ -110,7 +129,8 @@ extension Database {
     /// Rolls back after a failure. A failure here (SQLite may already have rolled back, for example after an
     /// interrupt) must not hide the error that caused it, so it is ignored.
     private func rollbackQuietly(_ sql: String) {
+        defer { sqlGuard.libraryTransaction = sqlGuard.libraryTransaction && isInTransaction }
         guard isInTransaction else { return }
-        try? execute(sql)
+        _ = try? controllingTransaction { () throws(SQLCipherError) in try execute(sql) }
     }
 }

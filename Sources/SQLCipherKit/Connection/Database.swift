@@ -150,9 +150,12 @@ public final class Database {
                 try applyKey(key, schema: "main")
             }
             try installSQLGuard(encrypted: key != nil)
+            sqlGuard.readOnly = configuration.mode == .readOnly
             try trusted { () throws(SQLCipherError) in
-                if inspecting {
-                    // Before the first read of the file: no statement on this connection may write.
+                if inspecting || configuration.mode == .readOnly {
+                    // Before the first read of the file: no statement on this connection may write (an inspection
+                    // opens read-write; a read-only connection could still write a VACUUM INTO copy). SQL text may
+                    // not turn it off (SQLGuard.readOnly).
                     try execute("PRAGMA query_only = ON")
                 }
                 for pragma in configuration.cipher.pragmas(schema: "main") {

@@ -48,6 +48,17 @@ import CSQLCipher
     /// `file` (the database's path with `-migrated`) once, set `cipher_compatibility`, and run the export (which the
     /// engine's gate allows once).
     var cipherMigration: (file: String, attached: Bool)?
+    /// Whether the connection was opened read-only (``OpenMode/readOnly``, every reader of a pool): the library sets
+    /// `query_only` on it, which SQL text may not turn off, and no `VACUUM` (`INTO`) runs there.
+    var readOnly = false
+    /// Whether a transaction the library began is open (``Database/transaction(_:_:)``, a pool's `read` and
+    /// `write`, a writer session): SQL text may then neither begin, commit, roll back nor end a transaction.
+    var libraryTransaction = false
+    /// True while the library itself begins, commits or rolls back a transaction or one of its savepoints.
+    var controlsTransaction = false
+    /// The prefix of the savepoints the library opens (``Database/savepoint(_:)``): SQL text may not release them
+    /// or roll them back.
+    static let librarySavepointPrefix = "sqlcipherkit_savepoint_"
     /// The explanation of the last refusal, taken by the error that reports it.
     private var refusal: String?
 
@@ -155,6 +166,13 @@ import CSQLCipher
     /// Pragmas that would take down a defense the engine holds on every connection.
     static let defensePragmas: Set<String> = ["writable_schema", "trusted_schema"]
 
+    /// Pragmas that change the state of the whole process, not of the connection (pragma.c: `hard_heap_limit` and
+    /// `soft_heap_limit` set `sqlite3_hard_heap_limit64` and `sqlite3_soft_heap_limit64`; `temp_store_directory`
+    /// and `data_store_directory` set the global `sqlite3_temp_directory` and `sqlite3_data_directory`). From SQL
+    /// text one connection would starve every other of memory, or move every other connection's files.
+    static let processWidePragmas: Set<String> = ["hard_heap_limit", "soft_heap_limit", "temp_store_directory",
+                                                  "data_store_directory"]
+
     /// Cipher pragmas that act even without a value.
     static let actingCipherPragmas: Set<String> = ["cipher_migrate"]
 
@@ -177,6 +195,10 @@ import CSQLCipher
             // (an empty `key=` writes the copy in plaintext). That ATTACH is VACUUM's own only while the engine says
             // a VACUUM runs and no caller code runs inside it: then the engine's limit is raised for it alone.
             if steppingDepth > 0, userCodeDepth == 0, vacuumRuns {
+                if readOnly {
+                    return "VACUUM is refused on a read-only connection (a pool's reader): it writes a file. Run "
+                        + "VACUUM INTO on the pool's writer (DatabasePool.write), or use Database.backup(to:key:)"
+                }
                 if let first, Self.isKeyedURI(first) {
                     return "VACUUM INTO a URI with a key parameter (key=, hexkey=, textkey=) is refused: SQLCipher "
                         + "would key the copy from SQL text, and an empty key= writes it in plaintext. Leave the key "
@@ -194,6 +216,15 @@ import CSQLCipher
             return "ATTACH is refused in SQL text: its KEY clause puts a key in SQL text, and KEY '' attaches a "
                 + "file that is written in plaintext. Use Database.attach(_:as:key:) (the key is bound, the file "
                 + "encrypted) or, to attach a plaintext file on purpose, Database.attachUnencrypted(_:as:)"
+        case SQLITE_TRANSACTION where libraryTransaction && !controlsTransaction:
+            return "\(first ?? "COMMIT") in SQL text is refused inside a transaction SQLCipherKit opened "
+                + "(Database.transaction, DatabasePool.read and write, a writer session): return from the closure to "
+                + "commit, throw to roll back; use SAVEPOINT, RELEASE and ROLLBACK TO inside it"
+        case SQLITE_SAVEPOINT where !controlsTransaction && first != "BEGIN"
+            && (second?.asciiLowercased.hasPrefix(Self.librarySavepointPrefix) ?? false):
+            return "\(first ?? "RELEASE") of SQLCipherKit's own savepoint \(second ?? "") in SQL text is refused: "
+                + "return from the closure of Database.savepoint or Database.transaction to release it, throw to roll "
+                + "back to it"
         case SQLITE_FUNCTION:
             // `second` is the function's registered name, whatever the spelling in the SQL.
             guard let second, second.asciiLowercased == "sqlcipher_export" else { return nil }
@@ -220,8 +251,18 @@ import CSQLCipher
                 + "SQLITE_DBCONFIG_DEFENSIVE), so that SQL text can neither rewrite the schema nor have the schema "
                 + "run functions on its behalf. Change tables with CREATE, ALTER and DROP"
         }
-        if name == "cipher_compatibility", cipherMigration != nil {
-            // SQLCipher's cipher_migrate tries each earlier version's settings (Database.migrate).
+        if readOnly, name == "query_only", value != nil {
+            return "PRAGMA query_only = … is refused on a read-only connection (a pool's reader): SQLCipherKit keeps "
+                + "it on, so that no statement there writes. Write through DatabasePool.write"
+        }
+        if Self.processWidePragmas.contains(name), value != nil {
+            return "PRAGMA \(name) = … is refused: it changes the whole process, every connection whoever opened it, "
+                + "not this one. Set heap limits with Engine.setHeapLimits(_:) at start-up; SQLCipherKit's engine keeps "
+                + "temporary files in memory, and the data folder applies on Windows only"
+        }
+        if name == "cipher_compatibility" || name == "cipher_migrate", cipherMigration != nil {
+            // Database.migrate runs the pragma (untrusted: it runs SQL while it is prepared), and SQLCipher's
+            // cipher_migrate tries each earlier version's settings.
             return nil
         }
         if name.hasPrefix("cipher") || Self.otherCipherPragmas.contains(name) {

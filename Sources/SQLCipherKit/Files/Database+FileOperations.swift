@@ -59,21 +59,24 @@ extension Database {
     ///
     /// - Throws: ``SQLCipherError/Kind/wrongKeyOrNotADatabase`` when no SQLCipher version opens it with `key`.
     public static func migrate(path: String, key: Key) throws(SQLCipherError) {
+        // The file is untrusted input: its schema rows are what SQLCipher's export runs as SQL. They must hold their
+        // CREATE statements only, as for encrypt and decrypt, before anything is written.
+        try requireOnlySchemaStatements(inEarlierVersionAt: path, key: key)
         let database = try Database(path: path, optionalKey: key, configuration: .init(mode: .readWrite),
                                     preflight: false)
-        // cipher_migrate runs SQL of SQLCipher's own while it steps: the settings of each earlier version, an
-        // ATTACH of the copy it writes (`PATH-migrated`), and sqlcipher_export. The guard lets exactly those through
-        // (SQLGuard.cipherMigration), the engine opens for that one attachment and permits that one export; the
-        // schema rows the export runs meet the whole guard.
+        // cipher_migrate does all its work while it is being prepared, with SQL of SQLCipher's own: the settings of
+        // each earlier version, an ATTACH of the copy it writes (`PATH-migrated`), and sqlcipher_export. So it is not
+        // compiled as the library's trusted SQL (the trust would cover everything it runs): the guard lets exactly
+        // the pragma itself and those statements through (SQLGuard.cipherMigration), the engine opens for that one
+        // attachment and permits that one export, and everything else it runs, the schema rows the export replays
+        // among them, meets the whole guard.
         let handle = try database.requireOpenHandle()
         let main = sqlite3_db_filename(handle, "main").map { String(cString: $0) } ?? path
         database.sqlGuard.cipherMigration = (file: main + "-migrated", attached: false)
         defer { database.sqlGuard.cipherMigration = nil }
         let result = try database.withAttachmentOpen { () throws(SQLCipherError) in
             try database.withExportPermit { () throws(SQLCipherError) in
-                try database.trusted { () throws(SQLCipherError) in
-                    try database.textValue("PRAGMA cipher_migrate")
-                }
+                try database.textValue("PRAGMA cipher_migrate")
             }
         }
         database.close()
@@ -82,6 +85,21 @@ extension Database {
                 + "with this key (result \(result ?? "none"))", path: path)
         }
         _ = try Database(path: path, key: key, mode: .readOnly)
+    }
+
+    /// Opens the SQLCipher 1, 2 or 3 file at `path` read-only with each earlier version's settings in turn, and on
+    /// the first that reads it, requires every schema row to hold its CREATE statement only
+    /// (``requireOnlySchemaStatements()``). A file no earlier version reads is left to `cipher_migrate`, which
+    /// reports it.
+    static func requireOnlySchemaStatements(inEarlierVersionAt path: String, key: Key) throws(SQLCipherError) {
+        for compatibility in [3, 2, 1] {
+            var configuration = Database.Configuration(mode: .readOnly, cipher: CipherSettings(compatibility: compatibility))
+            configuration.leavesFolderAsFound = true
+            guard let earlier = try? Database(path: path, key: key, configuration: configuration) else { continue }
+            defer { earlier.close() }
+            try earlier.requireOnlySchemaStatements()
+            return
+        }
     }
 
     /// Moves the database at `path` to a 32-byte plaintext header in place, as SQLCipher's documentation

@@ -108,6 +108,13 @@ public struct CipherSettings: Sendable, Equatable {
         if let pageSize, !(512...65536).contains(pageSize) || pageSize & (pageSize - 1) != 0 {
             throw .api(.invalidArgument, "the page size must be a power of two from 512 to 65536, not \(pageSize)")
         }
+        if let pageSize, pageSize < 1024 {
+            // SQLCipher takes 512 as cipher_page_size, but its engine then fails every write with "out of memory":
+            // beside the IV and HMAC it reserves, too little of the page is left (SQLite needs 480 usable bytes).
+            throw .api(.invalidArgument, "the page size of an encrypted database must be 1024 or more, not \(pageSize): "
+                + "a smaller page leaves too little room beside the IV and HMAC SQLCipher reserves in each page "
+                + "(SQLite needs 480 usable bytes)")
+        }
         if let kdfIterations, kdfIterations < 1 {
             throw .api(.invalidArgument, "the KDF iteration count must be at least 1, not \(kdfIterations)")
         }

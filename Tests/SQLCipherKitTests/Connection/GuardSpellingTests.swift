@@ -10,8 +10,14 @@ import Testing
 /// setters, which are refused with any value (the current one included: those spellings must show no effect).
 @Suite("SQL guard: every spelling, judged by its effect")
 struct GuardSpellingTests {
-    @Test("Refused exactly when the spelling would act (temp_store FILE, keying, page_size, keyed URIs); cipher setters with any value")
-    func refusedExactlyWhenItActs() throws {
+    /// The cipher configurations the spellings run under (`RELIABILITY_CIPHER`, GuardSpellings+Configuration.swift in
+    /// the helper): SQLCipher 4's defaults (""), and since issue 43 the settings where VACUUM INTO was broken and
+    /// where the cipher and page_size rules meet other current values.
+    static let configurations = ["", "page-1024", "page-65536", "compat-3", "hmac-off"]
+
+    @Test("Refused exactly when the spelling would act (temp_store FILE, keying, page_size, keyed URIs); cipher setters with any value",
+          arguments: configurations)
+    func refusedExactlyWhenItActs(configuration: String) throws {
         // tmpfs when there is one: the cases write thousands of small files and SQLite syncs each.
         let shared = "/dev/shm"
         let folder = access(shared, W_OK) == 0 ? try TemporaryDirectory(in: shared) : try TemporaryDirectory()
@@ -20,16 +26,16 @@ struct GuardSpellingTests {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         }
         let seed = reliabilitySeed()
-        let replay = "seed \(seed) (RELIABILITY_SEED=\(seed) replays it)"
+        let replay = "seed \(seed) (RELIABILITY_SEED=\(seed) RELIABILITY_CIPHER='\(configuration)' replays it)"
         let child = try HelperProcess(["guard-spellings", work], environment: [
             "RELIABILITY_KEY_HEX": randomKeyHex(), "RELIABILITY_SEED": String(seed),
-            "TMPDIR": temporary, "SQLITE_TMPDIR": temporary,
+            "TMPDIR": temporary, "SQLITE_TMPDIR": temporary, "RELIABILITY_CIPHER": configuration,
         ])
         var lines: [String] = []
         while let line = child.readLine(timeout: 600) { lines.append(line) }
         child.finish()
         let summary = lines.last { $0.hasPrefix("spellings ") } ?? ""
-        print("GUARD SPELLINGS: \(summary); \(replay)")
+        print("GUARD SPELLINGS [\(configuration.isEmpty ? "SQLCipher 4 defaults" : configuration)]: \(summary); \(replay)")
         for line in lines where line.hasPrefix("family ") { print("GUARD SPELLINGS \(line)") }
         let mismatches = lines.filter { $0.hasPrefix("mismatch") }.joined(separator: "\n")
         #expect(child.exitStatus == 0, "\(replay)\n\(mismatches)\n\(child.standardError)")

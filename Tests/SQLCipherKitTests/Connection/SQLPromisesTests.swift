@@ -78,6 +78,11 @@ struct SQLPromisesTests {
         Path(name: "cipher_add_random", sql: "PRAGMA cipher_add_random = \"x'00112233'\""),
         Path(name: "cipher_memory_security", sql: "PRAGMA cipher_memory_security = OFF"),
         Path(name: "cipher_migrate", sql: "PRAGMA cipher_migrate"),
+        // Process-wide state (issue 43): every other connection of the process, whoever opened it.
+        Path(name: "temp_store_directory", sql: "PRAGMA temp_store_directory = '{dir}'"),
+        Path(name: "data_store_directory", sql: "PRAGMA data_store_directory = '{dir}'"),
+        Path(name: "hard_heap_limit", sql: "PRAGMA hard_heap_limit = 300000"),
+        Path(name: "soft_heap_limit", sql: "PRAGMA main.soft_heap_limit(300000)"),
         Path(name: "cipher pragma on a schema, upper case", sql: "PRAGMA main.CIPHER_USE_HMAC = 0"),
         Path(name: "cipher_default_use_hmac", sql: "PRAGMA cipher_default_use_hmac = OFF"),
         Path(name: "cipher_default_page_size", sql: "PRAGMA cipher_default_page_size = 1024"),
@@ -160,9 +165,6 @@ struct SQLPromisesTests {
         Path(name: "temp_store = MEMORY with a temporary table and a sort",
              sql: "PRAGMA temp_store = MEMORY; CREATE TEMP TABLE tt AS SELECT * FROM t; "
                 + "SELECT * FROM tt ORDER BY x DESC"),
-        Path(name: "temp_store_directory (temporary files stay in memory)",
-             sql: "PRAGMA temp_store_directory = '{dir}'; CREATE TEMP TABLE tt AS SELECT * FROM t; "
-                + "CREATE INDEX temp.tt_x ON tt(x); SELECT * FROM t ORDER BY x DESC; PRAGMA temp_store_directory = ''"),
         Path(name: "journal_mode = WAL, then writes", sql: "PRAGMA journal_mode = WAL; INSERT INTO t SELECT x FROM t"),
         Path(name: "journal_mode = PERSIST, then writes",
              sql: "PRAGMA journal_mode = PERSIST; INSERT INTO t SELECT x FROM t"),
@@ -246,19 +248,22 @@ struct SQLPromisesTests {
         #expect(try scene.closeAndScan() == [scene.folder.file("exported.db"), scene.folder.file("opt-in.db")])
     }
 
-    /// An encrypted database whose `t` holds marker rows, in a fresh folder.
+    /// An encrypted database whose `t` holds marker rows, in a fresh folder, written under `configuration`.
     final class Scene {
         static let rowCount = 300
         let folder: TemporaryDirectory
         let marker = "SQLCipherKit-promise-\(UUID().uuidString)"
         let key: Key
+        let configuration: CipherConfiguration
         let db: Database
         let started = Date()
 
-        init() throws {
+        init(configuration: CipherConfiguration = .sqlcipher4) throws {
             folder = try TemporaryDirectory()
-            key = try Key.rawKey(hex: Array(randomKeyHex().utf8))
-            db = try Database(path: folder.file("main.db"), key: key)
+            self.configuration = configuration
+            key = configuration.keyKind == .rawKey ? try Key.rawKey(hex: Array(randomKeyHex().utf8))
+                : try configuration.makeKey()
+            db = try Database(path: folder.file("main.db"), key: key, configuration: configuration.database())
             try db.execute("CREATE TABLE t(x)")
             try db.execute("BEGIN")
             let insert = try db.prepare("INSERT INTO t VALUES (?)")
@@ -276,6 +281,11 @@ struct SQLPromisesTests {
                 let arguments = path.arguments.map { $0.replacingOccurrences(of: "{dir}", with: folder.path) }
                 try db.execute(sql, StatementArguments(arguments.map { $0 as (any DatabaseValueConvertible)? }))
             }
+        }
+
+        /// Opens the scene's database (or `name` in its folder) again with its key and settings.
+        func reopen(_ name: String = "main.db", mode: OpenMode = .readOnly) throws -> Database {
+            try Database(path: folder.file(name), key: key, configuration: configuration.database(mode: mode))
         }
 
         /// Closes the connection (so WAL frames and journals are where they end up), then scans.

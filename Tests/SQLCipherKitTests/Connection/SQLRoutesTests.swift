@@ -1,5 +1,6 @@
 import Foundation
 import ProcessTestSupport
+import CSQLCipher
 @testable import SQLCipherKit
 import Testing
 
@@ -44,6 +45,14 @@ struct SQLRoutesTests {
         case tempStoreFile
         /// A `VACUUM INTO` copy keyed from a URI (an empty `key=` writes it in plaintext).
         case vacuumIntoKeyedURI
+        /// A `VACUUM INTO` copy with a small cache, so its pages are read back through the codec (issue 43: on
+        /// settings other than SQLCipher 4's it overflowed the heap, wrote heap memory into the copy, and the copy
+        /// never opened). Allowed on the writer: the copy must open with the database's key and settings.
+        case vacuumInto
+        /// Process-wide state from SQL text: heap limits and the temporary and data folders of every connection.
+        case processWide
+        /// The transaction the library opened, ended from SQL text (a pool's reader and writer, a writer session).
+        case endTransaction
 
         var testDescription: String { rawValue }
 
@@ -71,6 +80,13 @@ struct SQLRoutesTests {
                 ["PRAGMA temp_store = FILE"]
             case .vacuumIntoKeyedURI:
                 ["VACUUM INTO 'file:{dir}/vacuumed.db?key='"]
+            case .vacuumInto:
+                ["PRAGMA cache_size = 3", "VACUUM INTO '{dir}/vacuumed.db'"]
+            case .processWide:
+                ["PRAGMA hard_heap_limit = 300000", "PRAGMA soft_heap_limit = 300000",
+                 "PRAGMA temp_store_directory = '{dir}'", "PRAGMA data_store_directory = '{dir}'"]
+            case .endTransaction:
+                ["COMMIT", "ROLLBACK", "END", "BEGIN"]
             }
         }
 
@@ -90,26 +106,70 @@ struct SQLRoutesTests {
 
     @Test("Refused or without effect", arguments: Payload.allCases, Route.allCases)
     func refusedOrWithoutEffect(payload: Payload, route: Route) throws {
-        let scene = try SQLPromisesTests.Scene()
+        try Self.check(payload, through: route, under: .sqlcipher4)
+    }
+
+    /// Issue 43: every test of the guard ran under SQLCipher 4's defaults, where VACUUM INTO happened to work.
+    /// The same routes and payloads under every other configuration of the matrix.
+    @Test("Refused or without effect under every other cipher configuration",
+          arguments: CipherConfiguration.all.dropFirst(), Route.allCases)
+    func refusedOrWithoutEffectUnderEveryConfiguration(configuration: CipherConfiguration, route: Route) throws {
+        for payload in Payload.allCases {
+            try Self.check(payload, through: route, under: configuration)
+        }
+    }
+
+    /// The judgement of one payload carried by one route under one configuration: by its effect.
+    static func check(_ payload: Payload, through route: Route, under configuration: CipherConfiguration) throws {
+        let scene = try SQLPromisesTests.Scene(configuration: configuration)
+        let label = "\(payload.rawValue) by \(route.rawValue) under \(configuration.name)"
         #expect(try Self.cipherDefaults() == Self.sqlcipher4Defaults, "a process-wide cipher default had changed")
+        #expect(Self.processState() == Self.restingProcessState, "process-wide state had changed before \(label)")
         let asked = try Self.run(payload, through: route, scene: scene)
+        #expect(Self.processState() == Self.restingProcessState, "process-wide state changed: \(label)")
         // The connection: no copy in temp, still reading its rows.
         #expect(try scene.db.scalar(Int.self, "SELECT count(*) FROM temp.sqlite_schema WHERE name = 't'") == 0,
                 "the export copied the database into temp")
         #expect(try scene.db.scalar(Int.self, "PRAGMA temp_store") != 1, "temp_store is FILE")
         #expect(try scene.db.scalar(Int.self, "SELECT count(*) FROM t") == SQLPromisesTests.Scene.rowCount,
                 "the open connection no longer reads its rows")
-        let files = try FileManager.default.contentsOfDirectory(atPath: scene.folder.path)
+        // A VACUUM INTO copy, the one file SQL text may write: it must open with the database's key and settings.
+        var files = try FileManager.default.contentsOfDirectory(atPath: scene.folder.path)
             .filter { !$0.hasPrefix("main.db") }.sorted()
-        #expect(files == asked.sorted(), "files written: \(files), asked for through a typed API: \(asked)")
+        let vacuumed = payload == .vacuumInto && files.contains("vacuumed.db")
+        if vacuumed { files.removeAll { $0 == "vacuumed.db" } }
+        #expect(files == asked.sorted(), "\(label): files written: \(files), asked for through a typed API: \(asked)")
         let findings = try scene.closeAndScan()
-        #expect(findings.isEmpty, "plaintext marker in \(findings)")
+        #expect(findings.isEmpty, "\(label): plaintext marker in \(findings)")
         #expect(try Self.cipherDefaults() == Self.sqlcipher4Defaults, "a process-wide cipher default changed")
-        // The database opens with its key, holds its rows, and checks out.
-        let reopened = try Database(path: scene.folder.file("main.db"), key: scene.key, mode: .readOnly)
-        #expect(try reopened.scalar(Int.self, "SELECT count(*) FROM t") == SQLPromisesTests.Scene.rowCount)
-        #expect(try reopened.textValue("PRAGMA integrity_check") == "ok")
-        #expect(try reopened.fetchAll("PRAGMA cipher_integrity_check").isEmpty)
+        // The database, and a VACUUM INTO copy, open with the key and settings, hold the rows, and check out.
+        for name in ["main.db"] + (vacuumed ? ["vacuumed.db"] : []) {
+            let reopened = try scene.reopen(name)
+            #expect(try reopened.scalar(Int.self, "SELECT count(*) FROM t") == SQLPromisesTests.Scene.rowCount,
+                    "\(label): \(name)")
+            #expect(try reopened.textValue("PRAGMA integrity_check") == "ok", "\(label): \(name)")
+            if configuration.usesHMAC {
+                #expect(try reopened.fetchAll("PRAGMA cipher_integrity_check").isEmpty, "\(label): \(name)")
+            }
+        }
+    }
+
+    /// What SQL text could change for the whole process: the heap limits, and the temporary and data folders.
+    struct ProcessState: Equatable {
+        var hardHeapLimit: Int64, softHeapLimit: Int64, temporaryDirectory: String?, dataDirectory: String?
+    }
+
+    static let restingProcessState = ProcessState(hardHeapLimit: 0, softHeapLimit: 0, temporaryDirectory: nil,
+                                                  dataDirectory: nil)
+
+    /// The heap limits from the engine, the folders as the pragmas read them (reading is allowed) on a fresh
+    /// in-memory connection.
+    static func processState() -> ProcessState {
+        let db = try? Database(unencryptedPath: ":memory:")
+        defer { db?.close() }
+        return ProcessState(hardHeapLimit: sqlite3_hard_heap_limit64(-1), softHeapLimit: sqlite3_soft_heap_limit64(-1),
+                            temporaryDirectory: (try? db?.textValue("PRAGMA temp_store_directory")) ?? nil,
+                            dataDirectory: (try? db?.textValue("PRAGMA data_store_directory")) ?? nil)
     }
 
     /// The three reproductions of issue 33, by `Database`, `DatabasePool` and its async writer.
@@ -283,7 +343,8 @@ struct SQLRoutesTests {
         case .sqlText:
             attempt(payload.statements)
         case .poolWriter:
-            let pool = try DatabasePool(path: scene.folder.file("main.db"), key: scene.key)
+            let pool = try DatabasePool(path: scene.folder.file("main.db"), key: scene.key,
+                                        configuration: .init(database: scene.configuration.database()))
             _ = try? pool.write { connection in attempt(payload.statements, on: connection) }
             pool.close()
         case .trigger:
@@ -315,11 +376,13 @@ struct SQLRoutesTests {
             attempt(["CREATE TABLE zz(x)", "PRAGMA writable_schema = ON",
                      "UPDATE sqlite_schema SET sql = '\(row)' WHERE name = 'zz'", "PRAGMA writable_schema = OFF"])
             asked.append("exported.db")
-            if (try? db.export(to: scene.folder.file("exported.db"), key: scene.key)) == nil { asked.removeAll() }
+            if (try? db.export(to: scene.folder.file("exported.db"), key: scene.key,
+                               cipher: scene.configuration.cipher)) == nil { asked.removeAll() }
         case .exportProgress:
             growForCallbacks()
             asked.append("exported.db")
-            if (try? db.export(to: scene.folder.file("exported.db"), key: scene.key, progress: callback)) == nil {
+            if (try? db.export(to: scene.folder.file("exported.db"), key: scene.key,
+                               cipher: scene.configuration.cipher, progress: callback)) == nil {
                 asked.removeAll()
             }
         case .backupProgress:
@@ -335,7 +398,7 @@ struct SQLRoutesTests {
             try source.execute("CREATE TABLE t(x); INSERT INTO t VALUES (1)")
             source.close()
             asked.append("import.db")
-            try Database.encrypt(path: plain, key: scene.key) { _ in
+            try Database.encrypt(path: plain, key: scene.key, cipher: scene.configuration.cipher) { _ in
                 guard once else { return }
                 once = false
                 attempt(payload.statements)

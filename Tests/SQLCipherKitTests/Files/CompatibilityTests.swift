@@ -1,3 +1,4 @@
+import CSQLCipher
 import Foundation
 import ProcessTestSupport
 import Testing
@@ -100,6 +101,34 @@ struct CompatibilityTests {
         let v4 = try Database(path: path, key: key)
         #expect(try v4.scalar(String.self, "SELECT v FROM t") == marker)
         #expect(try !data(contents(of: path), contains: marker))
+    }
+
+    @Test("migrate refuses a crafted SQLCipher 3 file whose schema row holds more than its CREATE; nothing written (issue 43, 6)")
+    func migrateRefusesForeignSchemaRows() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("crafted-v3.db")
+        let passphrase = "crafted"
+        do {
+            let v3 = try Database(path: path, key: .passphrase(passphrase),
+                                  configuration: .init(cipher: CipherSettings(compatibility: 3)))
+            try v3.execute("CREATE TABLE t(a); INSERT INTO t VALUES ('crafted-row')")
+            v3.close()
+        }
+        // Another writer's file: a connection without SQLCipherKit's guard or defensive mode rewrites the row.
+        var raw: OpaquePointer?
+        #expect(sqlite3_open(path, &raw) == SQLITE_OK)
+        _ = sqlite3_key_v2(raw, nil, passphrase, Int32(passphrase.utf8.count))
+        let crafted = "PRAGMA cipher_compatibility = 3; PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql = "
+            + "'CREATE TABLE t(a); ATTACH ''\(folder.file("attached.db"))'' AS y KEY ''''' WHERE name = 't'"
+        #expect(sqlite3_exec(raw, crafted, nil, nil, nil) == SQLITE_OK, "\(String(cString: sqlite3_errmsg(raw)))")
+        sqlite3_close(raw)
+        let before = try contents(of: path)
+        let error = thrownError { try Database.migrate(path: path, key: .passphrase(passphrase)) }
+        #expect(error?.kind == .misuse, "\(String(describing: error))")
+        #expect(error?.message.contains("schema row of table 't' holds more than one statement") == true,
+                "\(String(describing: error))")
+        #expect(try contents(of: path) == before, "the file changed")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["crafted-v3.db"])
     }
 
     @Test("migrate with the wrong key fails and leaves the file unchanged")

@@ -156,6 +156,43 @@ struct FluentSQLCipherDriverTests {
         #expect(try reopened.scalar(String.self, "SELECT name FROM authors") == "Marker")
     }
 
+    @Test("issue 43's reproductions through raw SQL under SQLCipher 3's settings: no crash, no escape, process intact")
+    func issue43RawSQL() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fluent-sqlcipher-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("c3.db").path
+        let key = try Key.passphrase("driver tests")
+        let settings = CipherSettings(compatibility: 3)
+        let databases = Databases(threadPool: NIOThreadPool.singleton, on: MultiThreadedEventLoopGroup.singleton)
+        databases.use(try .sqlcipher(path: path, key: key, configuration: .init(database: .init(cipher: settings)),
+                                     sqlLogLevel: nil), as: .sqlcipher)
+        let db = databases.database(.sqlcipher, logger: Logger(label: "test"),
+                                    on: MultiThreadedEventLoopGroup.singleton.any())!
+        let sql = db as! any SQLDatabase
+        try await sql.raw("CREATE TABLE t(x)").run()
+        try await sql.raw("INSERT INTO t SELECT randomblob(300) FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) SELECT i FROM n)").run()
+        let copy = folder.appendingPathComponent("copy.db").path
+        for statement in ["COMMIT", "ROLLBACK", "PRAGMA cache_size = 3", "VACUUM INTO '\(copy)'",
+                          "PRAGMA hard_heap_limit = 300000", "PRAGMA soft_heap_limit = 300000",
+                          "PRAGMA temp_store_directory = '\(folder.path)'", "PRAGMA query_only = OFF"] {
+            // Each on its own; before issue 43, VACUUM INTO under these settings was a heap overflow.
+            _ = try? await sql.raw(SQLQueryString(statement)).run()
+        }
+        #expect(Engine.heapLimits == Engine.HeapLimits(), "SQL text changed the process's heap limits")
+        #expect(try await sql.raw("SELECT count(*) AS n FROM t").first(decodingColumn: "n", as: Int.self) == 2000)
+        await databases.shutdownAsync()
+        // VACUUM INTO runs nowhere here (the pool's writer is inside its transaction, its readers are read-only);
+        // had it run, its copy would open with the key and settings.
+        if FileManager.default.fileExists(atPath: copy) {
+            let reopened = try SQLCipherKit.Database(path: copy, key: key, configuration: .init(mode: .readOnly, cipher: settings))
+            #expect(try reopened.scalar(Int.self, "SELECT count(*) FROM t") == 2000)
+        }
+        let reopened = try SQLCipherKit.Database(path: path, key: key, configuration: .init(mode: .readOnly, cipher: settings))
+        #expect(try reopened.scalar(Int.self, "SELECT count(*) FROM t") == 2000)
+        #expect(try reopened.textValue("PRAGMA integrity_check") == "ok")
+    }
+
     @Test("a transaction holds the writer across its awaits; one inside it joins it; a throw rolls both back")
     func transactions() async throws {
         let fixture = try Fixture()
