@@ -34,7 +34,16 @@ public final class WriterSession: Sendable {
     public func transaction<Result: Sendable>(_ body: () async throws -> Result) async throws -> Result {
         try checkActive()
         if try await run({ $0.isInTransaction }) {
-            return try await body()
+            // Joined: the outer transaction commits or rolls back this work; SQL text inside may not end it.
+            try await run { $0.joinTransaction() }
+            do {
+                let result = try await body()
+                await leaveJoinedTransaction()
+                return result
+            } catch {
+                await leaveJoinedTransaction()
+                throw error
+            }
         }
         try await run { try $0.beginTransaction(.immediate) }
         let result: Result
@@ -58,9 +67,14 @@ public final class WriterSession: Sendable {
         get async throws { try await execute { $0.isInTransaction } }
     }
 
-    /// Rolls back an open transaction, whatever the task's cancellation (cleanup must run).
+    /// Rolls back the transaction the session began, whatever the task's cancellation (cleanup must run).
     func rollBack() async {
-        _ = try? await Task { [self] in try await run { $0.rollbackIfInTransaction() } }.value
+        _ = try? await Task { [self] in try await run { $0.rollbackTransaction() } }.value
+    }
+
+    /// Closes a joined transaction's scope, whatever the task's cancellation (cleanup must run).
+    private func leaveJoinedTransaction() async {
+        _ = try? await Task { [self] in try await run { $0.leaveJoinedTransaction() } }.value
     }
 
     /// Marks the session over: any later call throws.

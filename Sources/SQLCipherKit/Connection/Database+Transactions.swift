@@ -46,13 +46,13 @@ extension Database {
         do {
             result = try body()
         } catch {
-            rollbackQuietly("ROLLBACK TRANSACTION")
+            rollbackTransaction()
             throw error
         }
         do {
             try commitTransaction()
         } catch {
-            rollbackQuietly("ROLLBACK TRANSACTION")
+            rollbackTransaction()
             throw error
         }
         return result
@@ -65,6 +65,8 @@ extension Database {
         defer { savepointDepth -= 1 }
         let name = (SQLGuard.librarySavepointPrefix + "\(savepointDepth)").quotedIdentifier
         try controllingTransaction { () throws(SQLCipherError) in try execute("SAVEPOINT \(name)") }
+        sqlGuard.libraryScopes.append([])
+        defer { sqlGuard.endScope() }
         let result: Result
         do {
             result = try body()
@@ -82,24 +84,36 @@ extension Database {
         return result
     }
 
-    /// Begins a transaction that a later ``commitTransaction()`` or ``rollbackIfInTransaction()`` ends (a
+    /// Begins a transaction that a later ``commitTransaction()`` or ``rollbackTransaction()`` ends (a
     /// ``WriterSession`` transaction, open across `await`s, or ``transaction(_:_:)``'s). Until then SQL text on this
     /// connection can neither end it nor begin another (the guard refuses `COMMIT`, `END`, `ROLLBACK` and `BEGIN`).
     func beginTransaction(_ kind: TransactionKind) throws(SQLCipherError) {
         try controllingTransaction { () throws(SQLCipherError) in try runCached(kind.beginSQL) }
-        sqlGuard.libraryTransaction = true
+        sqlGuard.libraryScopes.append([])
     }
 
     /// Commits the transaction ``beginTransaction(_:)`` began. When SQLite has already ended it (it rolls back by
     /// itself after some errors: a full disk, an I/O error, an interrupt), throws, naming that.
     func commitTransaction() throws(SQLCipherError) {
-        defer { sqlGuard.libraryTransaction = isInTransaction }
         guard isInTransaction else {
+            // The caller rolls back (a no-op now), which closes the scope.
             throw .api(.misuse, "the transaction SQLCipherKit began had already ended when its closure returned "
-                + "(SQLite rolls back by itself after a full disk, an I/O error or an interrupt): nothing was "
-                + "committed", path: path)
+                + "(SQLite rolls it back by itself after INSERT OR ROLLBACK, RAISE(ROLLBACK), a full disk, an I/O "
+                + "error or an interrupt): nothing of it was committed", path: path)
         }
         try controllingTransaction { () throws(SQLCipherError) in try runCached("COMMIT TRANSACTION") }
+        sqlGuard.endScope()
+    }
+
+    /// Opens a transaction scope for a writer session's transaction that joins one already open: until
+    /// ``leaveJoinedTransaction()``, SQL text can no more end the transaction than inside one the library began.
+    func joinTransaction() {
+        sqlGuard.libraryScopes.append([])
+    }
+
+    /// Closes the scope ``joinTransaction()`` opened.
+    func leaveJoinedTransaction() {
+        sqlGuard.endScope()
     }
 
     /// Runs the library's own transaction control (`BEGIN`, `COMMIT`, `ROLLBACK`, its savepoints) past the guard's
@@ -112,9 +126,11 @@ extension Database {
         return try body()
     }
 
-    /// Rolls back the open transaction, if any; a failure is ignored (see `rollbackQuietly`).
-    func rollbackIfInTransaction() {
+    /// Rolls back the transaction ``beginTransaction(_:)`` began, if it is still open, and closes its scope; a failure
+    /// is ignored (see `rollbackQuietly`).
+    func rollbackTransaction() {
         rollbackQuietly("ROLLBACK TRANSACTION")
+        sqlGuard.endScope()
     }
 
     /// Runs `sql`, one statement without parameters, through the statement cache: `BEGIN` and `COMMIT` are
@@ -129,7 +145,6 @@ extension Database {
     /// Rolls back after a failure. A failure here (SQLite may already have rolled back, for example after an
     /// interrupt) must not hide the error that caused it, so it is ignored.
     private func rollbackQuietly(_ sql: String) {
-        defer { sqlGuard.libraryTransaction = sqlGuard.libraryTransaction && isInTransaction }
         guard isInTransaction else { return }
         _ = try? controllingTransaction { () throws(SQLCipherError) in try execute(sql) }
     }

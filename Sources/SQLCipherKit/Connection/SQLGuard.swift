@@ -51,11 +51,32 @@ import CSQLCipher
     /// Whether the connection was opened read-only (``OpenMode/readOnly``, every reader of a pool): the library sets
     /// `query_only` on it, which SQL text may not turn off, and no `VACUUM` (`INTO`) runs there.
     var readOnly = false
-    /// Whether a transaction the library began is open (``Database/transaction(_:_:)``, a pool's `read` and
-    /// `write`, a writer session): SQL text may then neither begin, commit, roll back nor end a transaction.
-    var libraryTransaction = false
+    /// The transaction scopes the library has open on this connection, innermost last: a transaction it began
+    /// (``Database/transaction(_:_:)``, a pool's `read` and `write`, a writer session's transaction), a savepoint of
+    /// its own (``Database/savepoint(_:)``), a transaction a writer session's transaction joined. Each holds the
+    /// names (ASCII lower case) of the savepoints SQL text began inside it. While one is open, SQL text may neither
+    /// begin, commit, roll back nor end a transaction, and may release or roll back to only the savepoints it began
+    /// inside the innermost scope (not one around it, whose release would take the library's with it); and the
+    /// commit hook turns any commit the library does not make into a rollback, so that after SQLite itself ended
+    /// the transaction (`INSERT OR ROLLBACK`, `RAISE(ROLLBACK)`, a full disk) no later statement of the closure
+    /// commits on its own.
+    var libraryScopes: [[String]] = []
     /// True while the library itself begins, commits or rolls back a transaction or one of its savepoints.
     var controlsTransaction = false
+
+    /// Whether the library has a transaction scope open.
+    var holdsTransaction: Bool { !libraryScopes.isEmpty }
+
+    /// Closes the innermost transaction scope, if any.
+    func endScope() {
+        if !libraryScopes.isEmpty { libraryScopes.removeLast() }
+    }
+
+    /// The commit hook's verdict (`sqlite3_commit_hook`): non-zero turns the commit into a rollback. A commit while
+    /// the library holds a transaction scope is the library's own, or refused.
+    func refusesCommit() -> Bool {
+        holdsTransaction && !controlsTransaction
+    }
     /// The prefix of the savepoints the library opens (``Database/savepoint(_:)``): SQL text may not release them
     /// or roll them back.
     static let librarySavepointPrefix = "sqlcipherkit_savepoint_"
@@ -127,6 +148,8 @@ import CSQLCipher
     /// Lets the engine attach one more database, creating and writing it: for the library's own `ATTACH`.
     func openAttachment() {
         guard let handle else { return }
+        // A VACUUM that raised the limit for its own ATTACH is over: the library runs no operation inside one.
+        raisedForVacuum = false
         attachmentOpen = true
         sqlite3_limit(handle, SQLITE_LIMIT_ATTACHED, attachedCount + 1)
         engineFlag(SQLITE_DBCONFIG_ENABLE_ATTACH_CREATE, 1)
@@ -195,6 +218,13 @@ import CSQLCipher
             // (an empty `key=` writes the copy in plaintext). That ATTACH is VACUUM's own only while the engine says
             // a VACUUM runs and no caller code runs inside it: then the engine's limit is raised for it alone.
             if steppingDepth > 0, userCodeDepth == 0, vacuumRuns {
+                if holdsTransaction {
+                    // SQLite refuses VACUUM inside a transaction only after its ATTACH has created the output file;
+                    // when the library's transaction has been ended under it, VACUUM's own BEGIN would be refused
+                    // the same way. Refused here, before the file exists.
+                    return "VACUUM is refused inside a transaction SQLCipherKit began: run it outside DatabasePool.read "
+                        + "and write, Database.transaction and a writer session's transaction"
+                }
                 if readOnly {
                     return "VACUUM is refused on a read-only connection (a pool's reader): it writes a file. Run "
                         + "VACUUM INTO on the pool's writer (DatabasePool.write), or use Database.backup(to:key:)"
@@ -216,15 +246,12 @@ import CSQLCipher
             return "ATTACH is refused in SQL text: its KEY clause puts a key in SQL text, and KEY '' attaches a "
                 + "file that is written in plaintext. Use Database.attach(_:as:key:) (the key is bound, the file "
                 + "encrypted) or, to attach a plaintext file on purpose, Database.attachUnencrypted(_:as:)"
-        case SQLITE_TRANSACTION where libraryTransaction && !controlsTransaction:
+        case SQLITE_TRANSACTION where holdsTransaction && !controlsTransaction:
             return "\(first ?? "COMMIT") in SQL text is refused inside a transaction SQLCipherKit opened "
-                + "(Database.transaction, DatabasePool.read and write, a writer session): return from the closure to "
-                + "commit, throw to roll back; use SAVEPOINT, RELEASE and ROLLBACK TO inside it"
-        case SQLITE_SAVEPOINT where !controlsTransaction && first != "BEGIN"
-            && (second?.asciiLowercased.hasPrefix(Self.librarySavepointPrefix) ?? false):
-            return "\(first ?? "RELEASE") of SQLCipherKit's own savepoint \(second ?? "") in SQL text is refused: "
-                + "return from the closure of Database.savepoint or Database.transaction to release it, throw to roll "
-                + "back to it"
+                + "(Database.transaction and savepoint, DatabasePool.read and write, a writer session): return from "
+                + "the closure to commit, throw to roll back; use SAVEPOINT, RELEASE and ROLLBACK TO inside it"
+        case SQLITE_SAVEPOINT where !controlsTransaction:
+            return savepointRefusal(operation: first ?? "", name: (second ?? "").asciiLowercased)
         case SQLITE_FUNCTION:
             // `second` is the function's registered name, whatever the spelling in the SQL.
             guard let second, second.asciiLowercased == "sqlcipher_export" else { return nil }
@@ -236,6 +263,28 @@ import CSQLCipher
         default:
             return nil
         }
+    }
+
+    /// Why SQL text may not run `operation` (`BEGIN`, `RELEASE` or `ROLLBACK`, as the authorizer names
+    /// `SAVEPOINT`, `RELEASE` and `ROLLBACK TO`) on savepoint `name`, or nil; records a savepoint SQL text begins
+    /// inside a library scope.
+    private func savepointRefusal(operation: String, name: String) -> String? {
+        if name.hasPrefix(Self.librarySavepointPrefix) {
+            return "SAVEPOINT, RELEASE and ROLLBACK TO of \(name) are refused in SQL text: savepoints named "
+                + "\(Self.librarySavepointPrefix)… are SQLCipherKit's (Database.savepoint, Database.transaction); "
+                + "return from their closure to release them, throw to roll back to them"
+        }
+        guard holdsTransaction else { return nil }
+        if operation == "BEGIN" {
+            libraryScopes[libraryScopes.count - 1].append(name)
+            return nil
+        }
+        guard libraryScopes[libraryScopes.count - 1].contains(name) else {
+            return "\(operation == "RELEASE" ? "RELEASE" : "ROLLBACK TO") \(name) is refused inside a transaction or "
+                + "savepoint SQLCipherKit opened: \(name) was not begun inside it, and releasing or rolling back to a "
+                + "savepoint around it would end SQLCipherKit's with it. Use savepoints you begin inside the closure"
+        }
+        return nil
     }
 
     private func pragmaRefusal(name: String, value: String?, schema: String?) -> String? {

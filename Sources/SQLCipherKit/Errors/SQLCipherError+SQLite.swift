@@ -20,14 +20,22 @@ extension SQLCipherError {
         var text = message ?? connection.map { String(cString: sqlite3_errmsg($0)) }
             ?? String(cString: sqlite3_errstr(code))
         var sql = sql
+        // The library's commit hook turned a commit it did not make, inside a transaction it began, into a rollback
+        // (SQLGuard.refusesCommit).
+        if extended == Self.commitHookRefusal {
+            text = "a commit inside a transaction SQLCipherKit began, not made by SQLCipherKit, was rolled back: the "
+                + "transaction had ended under the closure (SQLite rolls it back after INSERT OR ROLLBACK, "
+                + "RAISE(ROLLBACK), a full disk, an I/O error or an interrupt), so the statement would have committed "
+                + "on its own. Throw from the closure to roll back, return to commit"
+        }
         // A refused function surfaces as SQLITE_ERROR ("not authorized to use function"), a refused action as
         // SQLITE_AUTH.
-        let refused = primary == SQLITE_AUTH || refusal != nil
+        let refused = primary == SQLITE_AUTH || refusal != nil || extended == Self.commitHookRefusal
         if refused {
             // The guard's own explanation says what to use instead. The refused SQL stays out of the error: it
             // may hold a key (ATTACH … KEY 'secret', PRAGMA key = 'secret').
-            text = refusal ?? text + ": SQLCipherKit's SQL guard refused the statement (see the article "
-                + "\"SQL that SQLCipherKit refuses\")"
+            text = refusal ?? (extended == Self.commitHookRefusal ? text : text + ": SQLCipherKit's SQL guard refused "
+                + "the statement (see the article \"SQL that SQLCipherKit refuses\")")
             sql = nil
         }
         // Some corruption surfaces as a generic SQLITE_ERROR (sqlcipher_export, integrity checks): the message
@@ -53,6 +61,9 @@ extension SQLCipherError {
                   extendedResultCode: extended & 0xff == primary ? extended : code,
                   message: text, sql: sql, path: path)
     }
+
+    /// `SQLITE_CONSTRAINT_COMMITHOOK`: a commit hook turned the commit into a rollback.
+    static let commitHookRefusal = SQLITE_CONSTRAINT | (2 << 8)
 
     private static func kind(of primary: Int32) -> Kind {
         switch primary {

@@ -89,13 +89,25 @@ extension Database {
 
     /// Opens the SQLCipher 1, 2 or 3 file at `path` read-only with each earlier version's settings in turn, and on
     /// the first that reads it, requires every schema row to hold its CREATE statement only
-    /// (``requireOnlySchemaStatements()``). A file no earlier version reads is left to `cipher_migrate`, which
-    /// reports it.
+    /// (``requireOnlySchemaStatements()``). Only a wrong key or settings move on to the next version; any other
+    /// failure to read the file (a journal left by a crash, which a read-only connection cannot roll back) stops the
+    /// migration here, since `cipher_migrate` would read a schema this never checked. A file no earlier version
+    /// reads is left to `cipher_migrate`, which reports it.
     static func requireOnlySchemaStatements(inEarlierVersionAt path: String, key: Key) throws(SQLCipherError) {
         for compatibility in [3, 2, 1] {
             var configuration = Database.Configuration(mode: .readOnly, cipher: CipherSettings(compatibility: compatibility))
             configuration.leavesFolderAsFound = true
-            guard let earlier = try? Database(path: path, key: key, configuration: configuration) else { continue }
+            let earlier: Database
+            do {
+                earlier = try Database(path: path, key: key, configuration: configuration)
+            } catch where error.kind == .wrongKeyOrNotADatabase {
+                continue
+            } catch {
+                throw .api(error.kind, "migrate checks the file's schema before cipher_migrate runs it, and could not "
+                    + "read it with SQLCipher \(compatibility)'s settings (\(error.message)). If a crash left a journal "
+                    + "beside it, open the file once with those settings (CipherSettings(compatibility: "
+                    + "\(compatibility))) to recover it, then migrate", path: path)
+            }
             defer { earlier.close() }
             try earlier.requireOnlySchemaStatements()
             return

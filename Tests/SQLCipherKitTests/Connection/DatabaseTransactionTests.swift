@@ -1,3 +1,4 @@
+import ProcessTestSupport
 import Testing
 @testable import SQLCipherKit
 
@@ -102,5 +103,92 @@ struct DatabaseTransactionTests {
         #expect(error?.kind == .constraint)
         #expect(!database.isInTransaction)
         #expect(try database.scalar(Int.self, "SELECT count(*) FROM child") == 0)
+    }
+
+    // MARK: The library's transactions stay the library's (issue 43, 5; the review of its fix)
+
+    @Test("After SQLite itself ends the library's transaction (INSERT OR ROLLBACK, RAISE(ROLLBACK)), nothing commits on its own")
+    func autoRollbackCommitsNothingAfterIt() throws {
+        for ending in ["INSERT OR ROLLBACK INTO u VALUES (1)", "INSERT INTO w VALUES (1)"] {
+            let database = try database()
+            try database.execute("CREATE TABLE u(id INTEGER PRIMARY KEY); INSERT INTO u VALUES (1); CREATE TABLE w(x); "
+                + "CREATE TRIGGER w_rollback BEFORE INSERT ON w BEGIN SELECT RAISE(ROLLBACK, 'rolled back'); END")
+            var after: SQLCipherError?
+            #expect(throws: Failure.self) {
+                try database.transaction {
+                    try database.execute("INSERT INTO t VALUES (1)")
+                    _ = try? database.execute(ending)
+                    #expect(!database.isInTransaction, "\(ending): SQLite did not end the transaction")
+                    after = thrownError { try database.execute("INSERT INTO t VALUES (2)") }
+                    throw Failure()
+                }
+            }
+            #expect(after?.kind == .misuse && after?.message.contains("was rolled back") == true,
+                    "\(ending): \(String(describing: after))")
+            #expect(try values(database) == [], "\(ending): a statement after the rollback committed on its own")
+            // And when the closure returns instead: its commit says the transaction had ended.
+            let returned = thrownError {
+                try database.transaction { _ = try? database.execute(ending) }
+            }
+            #expect(returned?.kind == .misuse && returned?.message.contains("already ended") == true,
+                    "\(String(describing: returned))")
+            // The connection is usable afterwards, outside any scope of the library's.
+            try database.execute("INSERT INTO t VALUES (3)")
+            #expect(try values(database) == [3])
+        }
+    }
+
+    @Test("SQL text cannot end a savepoint-started transaction, nor release a savepoint around the library's")
+    func savepointScopesHold() throws {
+        let database = try database()
+        // The outermost scope is the library's savepoint: COMMIT, END and ROLLBACK are refused.
+        for sql in ["COMMIT", "END", "ROLLBACK", "BEGIN"] {
+            let error = thrownError {
+                try database.savepoint {
+                    try database.execute("INSERT INTO t VALUES (1)")
+                    try database.execute(sql)
+                }
+            }
+            #expect(error?.kind == .misuse, "\(sql): \(String(describing: error))")
+        }
+        #expect(try values(database) == [])
+        // Inside the caller's own BEGIN or SAVEPOINT, the library's transaction is a savepoint: the caller's
+        // COMMIT, END, RELEASE or ROLLBACK TO would end it too, so they wait until it is over.
+        for (outer, escape, close) in [("BEGIN", "COMMIT", "COMMIT"), ("BEGIN", "END", "COMMIT"),
+                                       ("SAVEPOINT s", "RELEASE s", "RELEASE s"),
+                                       ("SAVEPOINT s", "ROLLBACK TO s", "RELEASE s")] {
+            try database.execute(outer)
+            try database.execute("INSERT INTO t VALUES (10)")
+            let error = thrownError {
+                try database.transaction {
+                    try database.execute("INSERT INTO t VALUES (20)")
+                    try database.execute(escape)
+                }
+            }
+            #expect(error?.kind == .misuse, "\(outer) … \(escape): \(String(describing: error))")
+            // The inner work was rolled back; the caller's own transaction is intact and theirs to end.
+            #expect(database.isInTransaction, "\(outer) … \(escape)")
+            #expect(try values(database) == [10], "\(outer) … \(escape)")
+            try database.execute(close)
+            try database.execute("DELETE FROM t")
+        }
+        // Savepoints the caller begins inside the library's transaction are theirs.
+        try database.transaction {
+            try database.execute("SAVEPOINT mine; INSERT INTO t VALUES (1); ROLLBACK TO mine; INSERT INTO t VALUES (2); "
+                + "RELEASE mine")
+        }
+        #expect(try values(database) == [2])
+    }
+
+    @Test("The library's ATTACH works right after a VACUUM INTO (the limit VACUUM raised is not taken for it)")
+    func attachAfterVacuumInto() throws {
+        let folder = try TemporaryDirectory()
+        let database = try Database(path: folder.file("main.db"), key: .rawKey(Array(repeating: 3, count: 32)))
+        try database.execute("CREATE TABLE t(a); INSERT INTO t VALUES (1)")
+        try database.execute("VACUUM INTO '\(folder.file("copy.db"))'")
+        try database.attach(folder.file("other.db"), as: "other", key: .rawKey(Array(repeating: 4, count: 32)))
+        try database.detach("other")
+        try database.execute("VACUUM INTO '\(folder.file("copy2.db"))'")
+        try database.attachUnencrypted(folder.file("plain.db"), as: "plain")
     }
 }

@@ -129,6 +129,14 @@ struct CompatibilityTests {
                 "\(String(describing: error))")
         #expect(try contents(of: path) == before, "the file changed")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["crafted-v3.db"])
+        // The review's way past the check: a one-byte "hot" journal beside the file, which the check's read-only
+        // connection cannot roll back (and which it took for a wrong key), while cipher_migrate's can.
+        try writeFile(path + "-journal", "\u{01}")
+        let journaled = thrownError { try Database.migrate(path: path, key: .passphrase(passphrase)) }
+        #expect(journaled != nil && journaled?.kind != .wrongKeyOrNotADatabase, "\(String(describing: journaled))")
+        #expect(journaled?.message.contains("migrate checks the file's schema") == true,
+                "\(String(describing: journaled))")
+        #expect(try contents(of: path) == before, "the file changed")
     }
 
     @Test("migrate with the wrong key fails and leaves the file unchanged")
