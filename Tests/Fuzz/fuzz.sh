@@ -134,19 +134,11 @@ LINK_FLAGS=()
 if [ -x "$CLANG_DIR/ld.lld" ] || command -v ld.lld >/dev/null 2>&1; then LINK_FLAGS+=(-fuse-ld=lld); fi
 LIBS=(-lcrypto -lm -lpthread)
 
-# The engine gets the pin's flags with -O1 -g in place of its optimisation level (the -D flags, hidden
-# visibility and -fPIC stay: this is the shipped configuration), plus the sanitizers and coverage.
+# The engine gets the pin's flags with -O1 -g in place of its optimisation level, plus the sanitizers and coverage.
+# shellcheck source=../Support/sanitizer-flags.sh
+source Tests/Support/sanitizer-flags.sh
 SANITIZE=(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined)
-ENGINE_FLAGS=()
-DEFINES=()
-for flag in "${PIN_CFLAGS[@]}"; do
-    case $flag in
-        -O*) ;;
-        -D*) ENGINE_FLAGS+=("$flag"); DEFINES+=("$flag") ;;
-        *) ENGINE_FLAGS+=("$flag") ;;
-    esac
-done
-ENGINE_FLAGS+=(-O1 -g "${SANITIZE[@]}")
+sanitizer_engine_flags "${SANITIZE[@]}"
 HARNESS_FLAGS=(-std=c11 -Wall -Wextra -I"$AMALGAMATION" "${DEFINES[@]}" -O1 -g "${SANITIZE[@]}")
 
 hash_of() { printf '%s\n' "$@" | sha256sum | cut -d' ' -f1; }

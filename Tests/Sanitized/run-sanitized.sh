@@ -35,16 +35,10 @@ CLANG=/opt/swift/usr/bin/clang
 [ -x "$CLANG" ] || CLANG=$(dirname "$(readlink -f "$(command -v swiftc)")")/clang
 mkdir -p "$OUT/obj" "$OUT/lib" "$OUT/bin"
 
+# The pin's flags with -O1 -g and both sanitizers, as the fuzz build has them (without its coverage).
+source Tests/Support/sanitizer-flags.sh
 SANITIZE=(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
-ENGINE_FLAGS=() DEFINES=()
-for flag in "${PIN_CFLAGS[@]}"; do
-    case $flag in
-        -O*) ;;
-        -D*) ENGINE_FLAGS+=("$flag"); DEFINES+=("$flag") ;;
-        *) ENGINE_FLAGS+=("$flag") ;;
-    esac
-done
-ENGINE_FLAGS+=(-O1 -g "${SANITIZE[@]}")
+sanitizer_engine_flags "${SANITIZE[@]}"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 
 hash_of() { printf '%s\n' "$@" | sha256sum | cut -d' ' -f1; }
