@@ -45,10 +45,7 @@ extension Database {
         sqlGuard.closeAttachments()
         let context = Unmanaged.passUnretained(sqlGuard).toOpaque()
         // A commit the library does not make, while it holds a transaction scope, becomes a rollback.
-        sqlite3_commit_hook(db, { context in
-            guard let context else { return 0 }
-            return Unmanaged<SQLGuard>.fromOpaque(context).takeUnretainedValue().refusesCommit() ? 1 : 0
-        }, context)
+        sqlite3_commit_hook(db, SQLGuard.commitHook, UnsafeMutableRawPointer(sqlGuard.transactionState))
         sqlite3_set_authorizer(db, { context, action, first, second, schema, _ in
             // The connection holds its guard for as long as the handle is open.
             guard let context else { return SQLITE_OK }

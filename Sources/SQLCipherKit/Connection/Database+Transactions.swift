@@ -65,7 +65,7 @@ extension Database {
         defer { savepointDepth -= 1 }
         let name = (SQLGuard.librarySavepointPrefix + "\(savepointDepth)").quotedIdentifier
         try controllingTransaction { () throws(SQLCipherError) in try execute("SAVEPOINT \(name)") }
-        sqlGuard.libraryScopes.append([])
+        sqlGuard.beginScope()
         defer { sqlGuard.endScope() }
         let result: Result
         do {
@@ -89,7 +89,7 @@ extension Database {
     /// connection can neither end it nor begin another (the guard refuses `COMMIT`, `END`, `ROLLBACK` and `BEGIN`).
     func beginTransaction(_ kind: TransactionKind) throws(SQLCipherError) {
         try controllingTransaction { () throws(SQLCipherError) in try runCached(kind.beginSQL) }
-        sqlGuard.libraryScopes.append([])
+        sqlGuard.beginScope()
     }
 
     /// Commits the transaction ``beginTransaction(_:)`` began. When SQLite has already ended it (it rolls back by
@@ -108,7 +108,7 @@ extension Database {
     /// Opens a transaction scope for a writer session's transaction that joins one already open: until
     /// ``leaveJoinedTransaction()``, SQL text can no more end the transaction than inside one the library began.
     func joinTransaction() {
-        sqlGuard.libraryScopes.append([])
+        sqlGuard.beginScope()
     }
 
     /// Closes the scope ``joinTransaction()`` opened.

@@ -51,31 +51,58 @@ import CSQLCipher
     /// Whether the connection was opened read-only (``OpenMode/readOnly``, every reader of a pool): the library sets
     /// `query_only` on it, which SQL text may not turn off, and no `VACUUM` (`INTO`) runs there.
     var readOnly = false
-    /// The transaction scopes the library has open on this connection, innermost last: a transaction it began
+    /// The transaction scopes the library has open on this connection (``scopeDepth``): a transaction it began
     /// (``Database/transaction(_:_:)``, a pool's `read` and `write`, a writer session's transaction), a savepoint of
-    /// its own (``Database/savepoint(_:)``), a transaction a writer session's transaction joined. Each holds the
-    /// names (ASCII lower case) of the savepoints SQL text began inside it. While one is open, SQL text may neither
-    /// begin, commit, roll back nor end a transaction, and may release or roll back to only the savepoints it began
-    /// inside the innermost scope (not one around it, whose release would take the library's with it); and the
-    /// commit hook turns any commit the library does not make into a rollback, so that after SQLite itself ended
-    /// the transaction (`INSERT OR ROLLBACK`, `RAISE(ROLLBACK)`, a full disk) no later statement of the closure
-    /// commits on its own.
-    var libraryScopes: [[String]] = []
-    /// True while the library itself begins, commits or rolls back a transaction or one of its savepoints.
-    var controlsTransaction = false
+    /// its own (``Database/savepoint(_:)``), a transaction a writer session's transaction joined. While one is open,
+    /// SQL text may neither begin, commit, roll back nor end a transaction, and may release or roll back to only the
+    /// savepoints it began inside the innermost scope (``userSavepoints``; not one around it, whose release would take
+    /// the library's with it); and the commit hook turns any commit the library does not make into a rollback, so
+    /// that after SQLite itself ended the transaction (`INSERT OR ROLLBACK`, `RAISE(ROLLBACK)`, a full disk) no later
+    /// statement of the closure commits on its own.
+    ///
+    /// Plain memory (`[0]` the number of scopes open, `[1]` whether the library controls a transaction now) that the
+    /// commit hook reads with no retain and no exclusivity check, as ``steppingCounter``: every transaction passes
+    /// through both, and a pool's `write` is one.
+    let transactionState: UnsafeMutablePointer<Int>
+    /// The savepoints SQL text began inside a library scope: the scope's depth, and the name in ASCII lower case.
+    var userSavepoints: [(depth: Int, name: String)] = []
 
-    /// Whether the library has a transaction scope open.
-    var holdsTransaction: Bool { !libraryScopes.isEmpty }
-
-    /// Closes the innermost transaction scope, if any.
-    func endScope() {
-        if !libraryScopes.isEmpty { libraryScopes.removeLast() }
+    /// The number of transaction scopes the library has open.
+    var scopeDepth: Int {
+        get { transactionState[0] }
+        set { transactionState[0] = newValue }
     }
 
-    /// The commit hook's verdict (`sqlite3_commit_hook`): non-zero turns the commit into a rollback. A commit while
-    /// the library holds a transaction scope is the library's own, or refused.
-    func refusesCommit() -> Bool {
-        holdsTransaction && !controlsTransaction
+    /// True while the library itself begins, commits or rolls back a transaction or one of its savepoints.
+    var controlsTransaction: Bool {
+        get { transactionState[1] != 0 }
+        set { transactionState[1] = newValue ? 1 : 0 }
+    }
+
+    /// Whether the library has a transaction scope open.
+    var holdsTransaction: Bool { transactionState[0] > 0 }
+
+    /// Opens a transaction scope.
+    func beginScope() {
+        transactionState[0] += 1
+    }
+
+    /// Closes the innermost transaction scope, if any, with the savepoints SQL text began inside it.
+    func endScope() {
+        guard transactionState[0] > 0 else { return }
+        if !userSavepoints.isEmpty {
+            let depth = transactionState[0]
+            userSavepoints.removeAll { $0.depth >= depth }
+        }
+        transactionState[0] -= 1
+    }
+
+    /// The commit hook (`sqlite3_commit_hook`, installed by ``Database/installSQLGuard(encrypted:)`` with
+    /// ``transactionState`` as its argument): non-zero turns the commit into a rollback. A commit while the library
+    /// holds a transaction scope is the library's own, or refused.
+    static let commitHook: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { state in
+        guard let state = state?.assumingMemoryBound(to: Int.self) else { return 0 }
+        return state[0] > 0 && state[1] == 0 ? 1 : 0
     }
     /// The prefix of the savepoints the library opens (``Database/savepoint(_:)``): SQL text may not release them
     /// or roll them back.
@@ -85,11 +112,14 @@ import CSQLCipher
 
     deinit {
         steppingCounter.deallocate()
+        transactionState.deallocate()
     }
 
     init(encrypted: Bool) {
         steppingCounter = .allocate(capacity: 1)
         steppingCounter.initialize(to: 0)
+        transactionState = .allocate(capacity: 2)
+        transactionState.initialize(repeating: 0, count: 2)
         self.encrypted = encrypted
         encryptedSchemas = encrypted ? ["main"] : []
     }
@@ -275,11 +305,12 @@ import CSQLCipher
                 + "return from their closure to release them, throw to roll back to them"
         }
         guard holdsTransaction else { return nil }
+        let depth = scopeDepth
         if operation == "BEGIN" {
-            libraryScopes[libraryScopes.count - 1].append(name)
+            userSavepoints.append((depth, name))
             return nil
         }
-        guard libraryScopes[libraryScopes.count - 1].contains(name) else {
+        guard userSavepoints.contains(where: { $0.depth == depth && $0.name == name }) else {
             return "\(operation == "RELEASE" ? "RELEASE" : "ROLLBACK TO") \(name) is refused inside a transaction or "
                 + "savepoint SQLCipherKit opened: \(name) was not begun inside it, and releasing or rolling back to a "
                 + "savepoint around it would end SQLCipherKit's with it. Use savepoints you begin inside the closure"
