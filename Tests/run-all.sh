@@ -7,7 +7,8 @@
 # SQLite's own test files for what the build changes (FTS5, temporary storage, WAL, journal, pager, and the crash
 # files with every connection keyed) on that harness; then the aarch64 engine under qemu (Tests/Emulation: a C
 # consumer, files exchanged with x86_64, three upstream files on an aarch64 testfixture); then fuzzes the engine for
-# 60 seconds under ASan and UBSan. From the upstream part on, the Fluent and SQLKit driver (Tests/FluentDriver:
+# 60 seconds under ASan and UBSan; then runs the promises under every cipher configuration on the engine built with
+# ASan and UBSan (Tests/Sanitized, with its controls). From the upstream part on, the Fluent and SQLKit driver (Tests/FluentDriver:
 # sql-kit's SQLBenchmarker and fluent-kit's FluentBenchmarker on encrypted databases) and the app examples
 # (Tests/Examples: FluentDriverConsumer, VaporTodo and HummingbirdTodo, their HTTP tests and servers on encrypted
 # files) build and run in the background beside them, counted at the end.
