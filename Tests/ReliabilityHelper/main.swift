@@ -9,7 +9,7 @@ import Glibc
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
-    fail(usage: "usage: ReliabilityHelper write|rekey|disk-full|at-rest|memory-scan|concurrent-writer|counter-writer|guard-spellings|first-opens|power-loss|sanitizer-control ARGUMENTS")
+    fail(usage: "usage: ReliabilityHelper write|rekey|disk-full|at-rest|memory-scan|concurrent-writer|counter-writer|guard-spellings|first-opens|power-loss|sanitizer-control|process-state-control ARGUMENTS")
 }
 let rest = Array(arguments.dropFirst())
 
@@ -25,5 +25,6 @@ case "guard-spellings": GuardSpellings.run(rest)
 case "first-opens": FirstOpens.run(rest)
 case "power-loss": PowerLoss.run(rest)
 case "sanitizer-control": SanitizerControl.run(rest)
+case "process-state-control": ProcessStateControl.run(rest)
 default: fail(usage: "unknown subcommand \(command)")
 }

@@ -1,7 +1,7 @@
 import Foundation
 import ProcessTestSupport
-import CSQLCipher
 @testable import SQLCipherKit
+import ReliabilitySupport
 import Testing
 
 #if canImport(Glibc)
@@ -154,22 +154,24 @@ struct SQLRoutesTests {
         }
     }
 
-    /// What SQL text could change for the whole process: the heap limits, and the temporary and data folders.
-    struct ProcessState: Equatable {
-        var hardHeapLimit: Int64, softHeapLimit: Int64, temporaryDirectory: String?, dataDirectory: String?
-    }
+    /// What SQL text could change for the whole process (ReliabilitySupport's ``ProcessState``).
+    static func processState() -> ProcessState { ProcessState.current() }
 
-    static let restingProcessState = ProcessState(hardHeapLimit: 0, softHeapLimit: 0, temporaryDirectory: nil,
-                                                  dataDirectory: nil)
+    static let restingProcessState = ProcessState.resting
 
-    /// The heap limits from the engine, the folders as the pragmas read them (reading is allowed) on a fresh
-    /// in-memory connection.
-    static func processState() -> ProcessState {
-        let db = try? Database(unencryptedPath: ":memory:")
-        defer { db?.close() }
-        return ProcessState(hardHeapLimit: sqlite3_hard_heap_limit64(-1), softHeapLimit: sqlite3_soft_heap_limit64(-1),
-                            temporaryDirectory: (try? db?.textValue("PRAGMA temp_store_directory")) ?? nil,
-                            dataDirectory: (try? db?.textValue("PRAGMA data_store_directory")) ?? nil)
+    /// Seen failing as written first: `data_store_directory` was never seen, because the pragma exists in Windows
+    /// builds only; the reading no longer claims to watch it.
+    @Test("control: the process-state reading sees each heap limit and folder change (in a child process of its own)")
+    func processStateControl() throws {
+        let folder = try TemporaryDirectory()
+        let child = try HelperProcess(["process-state-control", folder.path])
+        var lines: [String] = []
+        while let line = child.readLine(timeout: 60) { lines.append(line) }
+        _ = child.finish()
+        let seen = lines.filter { $0.hasPrefix("seen ") }.map { String($0.dropFirst(5).prefix { $0 != ":" }) }
+        #expect(seen == ["hard_heap_limit", "soft_heap_limit", "temp_store_directory"],
+                "\(lines)\n\(child.standardError)")
+        #expect(child.exitStatus == 0, "\(lines)")
     }
 
     /// The three reproductions of issue 33, by `Database`, `DatabasePool` and its async writer.
