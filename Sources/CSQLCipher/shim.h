@@ -31,6 +31,14 @@ const char *sqlcipherkit_crypto_provider(void);
 int sqlcipherkit_provider_failed(void *db);
 int sqlcipherkit_provider_unavailable(void);
 
+// The type of the file system the open `descriptor` is on (fstatfs's f_type, linux/magic.h), or -1 with errno set:
+// key sources refuse procfs, sysfs and their kind (KeyPathSafety.swift). Glibc's Swift module lacks sys/vfs.h.
+#include <sys/vfs.h>
+static inline long sqlcipherkit_file_system_type(int descriptor) {
+    struct statfs info;
+    return fstatfs(descriptor, &info) == 0 ? (long)info.f_type : -1;
+}
+
 // SQLCipherKit's local changes to the engine's generated source (one-line fixes of engine bugs upstream has not
 // fixed yet; Vendor/sqlcipher.pin, PIN_LOCAL_CHANGES): their names, space-separated, "" for none. Appended to the
 // amalgamation by the build step that applies them (BuildSupport/local_changes.py); Engine.selfCheck() reads it.

@@ -1,6 +1,10 @@
 import ArgumentParser
 import SQLCipherKit
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `sqlcipherkit`: SQLCipher databases from the command line, for operators and CI.
 ///
 /// A thin layer over SQLCipherKit: every command parses its options, asks the library to do the work and
@@ -19,7 +23,8 @@ struct SQLCipherKitCommand: ParsableCommand {
 
             Exit status: \(ExitStatus.success.rawValue) success, \(ExitStatus.wrongKeyOrNotADatabase.rawValue) wrong \
             key or not a database, \(ExitStatus.integrityFailure.rawValue) integrity failure (tampered or corrupt), \
-            \(ExitStatus.usage.rawValue) usage error, \(ExitStatus.failure.rawValue) any other failure.
+            \(ExitStatus.usage.rawValue) usage error, \(ExitStatus.interrupted.rawValue) stopped by SIGINT, SIGTERM, \
+            SIGHUP or SIGQUIT (the message says what was left), \(ExitStatus.failure.rawValue) any other failure.
             """,
         // The engine's own word, not a copy of the pin (Vendor/sqlcipher.pin is the one place that names it).
         version: "sqlcipherkit 0.1.0 (SQLCipherKit, SQLCipher \(Engine.cipherVersion ?? "not found") on SQLite "
@@ -32,6 +37,9 @@ struct SQLCipherKitCommand: ParsableCommand {
     /// Before anything else, and so before any key is read: no core file may hold a key (a crash, or SIGABRT
     /// mid-backup, dumped both keys), and no other process of this user may read this one's memory.
     static func main() {
+        // A closed pipe on standard output (`… | head`) is a write error the command reports, not a silent death
+        // that would leave a half-written output's private folder behind.
+        signal(SIGPIPE, SIG_IGN)
         do {
             try CoreDumps.disable()
         } catch {

@@ -237,7 +237,8 @@ struct KeySourceCLITests {
         let unset = try cli(["check", db, "--key-credential", "db-key", "--raw"])
         #expect(unset.status == 64, "\(unset)")
         #expect(unset.stderr.contains("CREDENTIALS_DIRECTORY is not set")
-                && unset.stderr.contains("LoadCredentialEncrypted=db-key:/etc/credstore.encrypted/db-key"), "\(unset)")
+                && unset.stderr.contains("LoadCredentialEncrypted=NAME:/etc/credstore.encrypted/NAME")
+                && !unset.stderr.contains("db-key"), "\(unset)")
         let missing = try cli(["check", db, "--key-credential", "tls-key", "--raw"],
                               environment: ["CREDENTIALS_DIRECTORY": credentials])
         #expect(missing.status == 64 && missing.stderr.contains("(it has: db-key, db-key-new)"), "\(missing)")

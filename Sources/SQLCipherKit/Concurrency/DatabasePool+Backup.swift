@@ -35,6 +35,6 @@ extension DatabasePool {
             throw .api(.sqlite, "the backup failed: \(error)", path: path)
         }
         defer { withExtendedLifetime(temporary) {} }
-        try FileReplacement.move(temporary.path, to: targetPath, replacing: replacing)
+        try FileReplacement.move(temporary, to: targetPath, replacing: replacing)
     }
 }

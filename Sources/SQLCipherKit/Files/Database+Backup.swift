@@ -45,6 +45,7 @@ extension Database {
                        path: path)
         }
         try requireBackupTarget(targetPath, replacing: replacing)
+        let interrupts = interruptHandle.requestCount
         try execute("BEGIN DEFERRED TRANSACTION")
         let temporary: TemporaryFile
         do throws(SQLCipherError) {
@@ -56,7 +57,9 @@ extension Database {
         // The transaction only read: ending it cannot lose anything.
         try? execute("ROLLBACK TRANSACTION")
         defer { withExtendedLifetime(temporary) {} }
-        try FileReplacement.move(temporary.path, to: targetPath, replacing: replacing)
+        try interruptHandle.requireNoInterrupt(since: interrupts, "the backup was interrupted before its copy was "
+            + "renamed into place: nothing was written to '\(targetPath)'", path: path)
+        try FileReplacement.move(temporary, to: targetPath, replacing: replacing)
     }
 
     /// Refuses a target that exists (without `replacing`) or that is this database itself.
@@ -83,6 +86,7 @@ extension Database {
     func writeBackup(near targetPath: String, key: Key, progress: ((Double) -> Void)?) throws(SQLCipherError)
         -> TemporaryFile {
         let source = try requireOpenHandle()
+        let interrupts = interruptHandle.requestCount
         guard keyKind != nil else {
             // SQLCipher's backup copies pages between databases with the same encryption only.
             throw .api(.misuse, """
@@ -101,28 +105,22 @@ extension Database {
         var settings = configuration
         settings.mode = .readWriteCreate
         settings.leavesFolderAsFound = false
-        let destination: Database
-        do {
-            destination = try Database(path: temporary, key: key, configuration: settings)
-        } catch {
-            FileReplacement.remove(temporary)
-            throw error
-        }
+        // On failure here or below, dropping `file` removes the private folder and everything in it.
+        let destination = try Database(path: temporary, key: key, configuration: settings)
         do throws(SQLCipherError) {
-            try copyPages(from: source, to: destination, progress: progress)
+            try copyPages(from: source, to: destination, progress: progress, interruptsBefore: interrupts)
             destination.close()
-            try FileReplacement.sync(temporary)
+            try FileReplacement.sync(file)
             return file
         } catch {
             destination.close()
-            FileReplacement.remove(temporary)
             throw error
         }
     }
 
     /// Runs `sqlite3_backup` from `source` to `destination`, step by step, reporting progress.
-    private func copyPages(from source: OpaquePointer, to destination: Database,
-                           progress: ((Double) -> Void)?) throws(SQLCipherError) {
+    private func copyPages(from source: OpaquePointer, to destination: Database, progress: ((Double) -> Void)?,
+                           interruptsBefore interrupts: Int) throws(SQLCipherError) {
         let target = try destination.requireOpenHandle()
         guard let backup = sqlite3_backup_init(target, "main", source, "main") else {
             throw SQLCipherError(code: sqlite3_errcode(target), connection: target, path: destination.path)
@@ -137,7 +135,7 @@ extension Database {
                 sqlite3_backup_finish(backup)
                 throw SQLCipherError(code: code, connection: target, path: destination.path)
             }
-            if sqlite3_is_interrupted(source) != 0 {
+            if sqlite3_is_interrupted(source) != 0 || interruptHandle.requestCount != interrupts {
                 throw .api(.interrupted, "the backup was interrupted; nothing was written", path: path)
             }
             if code != SQLITE_OK {

@@ -25,9 +25,12 @@ extension Database {
         guard replacing || access(targetPath, F_OK) != 0 else {
             throw .api(.invalidArgument, "'\(targetPath)' already exists: export writes a new file", path: targetPath)
         }
+        let interrupts = interruptHandle.requestCount
         let temporary = try writeExport(near: targetPath, key: key, cipher: cipher, progress: progress)
         defer { withExtendedLifetime(temporary) {} }
-        try FileReplacement.move(temporary.path, to: targetPath, replacing: replacing)
+        try interruptHandle.requireNoInterrupt(since: interrupts, "the export was interrupted before its copy was "
+            + "renamed into place: nothing was written to '\(targetPath)'", path: path)
+        try FileReplacement.move(temporary, to: targetPath, replacing: replacing)
     }
 
     /// Exports into a new temporary file beside `targetPath`, synced to disk; returns it (locked while it lives).
@@ -36,59 +39,76 @@ extension Database {
                      progress: ((Double) -> Void)? = nil) throws(SQLCipherError) -> TemporaryFile {
         try cipher.validate()
         try cipher.requireRecoverableSalt(for: key)
+        // An interrupt between two of the statements below would be forgotten by SQLite: count them all.
+        let interrupts = interruptHandle.requestCount
+        let stopped = { [interruptHandle] in interruptHandle.requestCount != interrupts }
         let file = try FileReplacement.createTemporary(
             near: targetPath, mode: FileReplacement.mode(from: path, plaintext: key == nil))
         let temporary = file.path
+        guard key != nil || file.isPinned else {
+            // By the folder's name, someone who can write to the target's folder could rename it away and have the
+            // engine write the plaintext into a file of theirs.
+            throw .api(.cannotOpen, "a plaintext copy is written only through a held folder descriptor "
+                + "(/proc/self/fd), and /proc is not mounted here: mount it, or write an encrypted copy", path: path)
+        }
         // The copy is about as large as the source: its growing size measures the progress.
         let expectedBytes = Double(max(1, try pageCount() * pageSize()))
         let report = progress.map { report in
             { [unowned self] () -> Bool in
+                if stopped() { return true }
                 var status = stat()
-                if stat(temporary, &status) == 0 {
+                if fstat(file.fileDescriptor, &status) == 0 {
                     callingUserCode { report(min(1, Double(status.st_size) / expectedBytes)) }
                 }
                 return false
             }
-        } ?? { false }
+        } ?? stopped
         let schema = "sqlcipherkit_export"
-        do throws(SQLCipherError) {
-            // The library's own ATTACH, cipher pragmas and sqlcipher_export: past the SQL guard.
-            try trusted { () throws(SQLCipherError) in
-                // KEY '' attaches the new, empty file without a codec; sqlite3_key_v2 then keys it (if encrypted).
-                // The engine is opened for this one ATTACH and closed again before the export runs.
-                try withAttachmentOpen { () throws(SQLCipherError) in
-                    try execute("ATTACH DATABASE ?1 AS \(schema.quotedIdentifier) KEY ''", [temporary])
-                }
-                do throws(SQLCipherError) {
-                    if let key { try applyKey(key, schema: schema) }
-                    for pragma in cipher.pragmas(schema: schema) where !pragma.contains("cipher_memory_security") {
-                        try execute(pragma)
-                    }
-                    try applySynchronous(schema: schema)
-                    // The source's schema rows, which the export runs, must be CREATE statements and nothing else.
-                    try requireOnlySchemaStatements()
-                    let export = try prepare("SELECT sqlcipher_export(?1)")
-                    try withProgressHandler(every: 100_000, report) { () throws(SQLCipherError) in
-                        // The engine's gate lets this one call run; SQL the export compiles is not trusted.
-                        try withExportPermit { () throws(SQLCipherError) in try export.execute([schema]) }
-                    }
-                    if let progress { callingUserCode { progress(1) } }
-                    // sqlcipher_export copies schema and rows, not these header fields: apps rely on them.
-                    for field in ["user_version", "application_id"] {
-                        let value = try integerPragma("main.\(field)")
-                        try execute("PRAGMA \(schema.quotedIdentifier).\(field) = \(value)")
-                    }
-                    try execute("DETACH DATABASE \(schema.quotedIdentifier)")
-                } catch {
-                    try? execute("DETACH DATABASE \(schema.quotedIdentifier)")
-                    throw error
-                }
+        // On failure, dropping `file` removes the private folder and everything in it.
+        // The library's own ATTACH, cipher pragmas and sqlcipher_export: past the SQL guard.
+        try trusted { () throws(SQLCipherError) in
+            // KEY '' attaches the new, empty file without a codec; sqlite3_key_v2 then keys it (if encrypted).
+            // The engine is opened for this one ATTACH and closed again before the export runs.
+            try withAttachmentOpen { () throws(SQLCipherError) in
+                try execute("ATTACH DATABASE ?1 AS \(schema.quotedIdentifier) KEY ''", [temporary])
             }
-            try FileReplacement.sync(temporary)
-            return file
-        } catch {
-            FileReplacement.remove(temporary)
-            throw error
+            do throws(SQLCipherError) {
+                if let key { try applyKey(key, schema: schema) }
+                for pragma in cipher.pragmas(schema: schema) where !pragma.contains("cipher_memory_security") {
+                    try execute(pragma)
+                }
+                try applySynchronous(schema: schema)
+                // The source's schema rows, which the export runs, must be CREATE statements and nothing else.
+                try requireOnlySchemaStatements()
+                let export = try prepare("SELECT sqlcipher_export(?1)")
+                try withProgressHandler(every: 100_000, report) { () throws(SQLCipherError) in
+                    // The engine's gate lets this one call run; SQL the export compiles is not trusted.
+                    do throws(SQLCipherError) {
+                        try withExportPermit { () throws(SQLCipherError) in try export.execute([schema]) }
+                    } catch {
+                        // sqlcipher_export reports an interrupt of the statements it runs as a plain error.
+                        if stopped() || (try? requireOpenHandle()).map({ sqlite3_is_interrupted($0) != 0 }) == true {
+                            throw .api(.interrupted, "the export was interrupted: nothing was written to "
+                                + "'\(targetPath)'", path: path)
+                        }
+                        throw error
+                    }
+                }
+                if let progress { callingUserCode { progress(1) } }
+                // sqlcipher_export copies schema and rows, not these header fields: apps rely on them.
+                for field in ["user_version", "application_id"] {
+                    let value = try integerPragma("main.\(field)")
+                    try execute("PRAGMA \(schema.quotedIdentifier).\(field) = \(value)")
+                }
+                try execute("DETACH DATABASE \(schema.quotedIdentifier)")
+            } catch {
+                try? execute("DETACH DATABASE \(schema.quotedIdentifier)")
+                throw error
+            }
         }
+        try interruptHandle.requireNoInterrupt(since: interrupts, "the export was interrupted: nothing was written to "
+            + "'\(targetPath)'", path: path)
+        try FileReplacement.sync(file)
+        return file
     }
 }

@@ -24,13 +24,18 @@ extension Database {
 
     /// Re-encrypts the database with `newKey`, of any kind (passphrase ↔ raw), through `sqlite3_rekey_v2`.
     ///
-    /// Every page is rewritten in one transaction. SQLCipher's rekey reports no failure of its own (when it
-    /// cannot lock the database it rolls back and returns success), so the result is checked: a fresh connection
-    /// must open the file with `newKey` and read every page (through the write-ahead log, where the new pages
-    /// may still be). When it cannot, the file still holds the
-    /// old key and this connection, whose write key would now be wrong, is closed: the call throws
-    /// ``SQLCipherError/Kind/busy`` and nothing was changed; reopen with the old key. To remove encryption, use
-    /// ``export(to:key:cipher:replacing:progress:)`` with no key or ``Database/decrypt(path:key:cipher:progress:)``.
+    /// Every page is rewritten in one transaction, so the file is under one key or the other, never a mix. The
+    /// engine's rekey reports its failures (the pin's local change `rekey-reports-errors`: upstream returns
+    /// success whatever happened) and stops when ``interruptHandle`` interrupts it (`rekey-interruptible`); then
+    /// the transaction rolls back, the file keeps its old key, and this connection, whose write key may now be
+    /// the new one, is closed: reopen with the old key. After a commit, a fresh connection must open the file
+    /// with `newKey` and read every page (through the write-ahead log, where the new pages may still be). To
+    /// remove encryption, use ``export(to:key:cipher:replacing:progress:)`` with no key or
+    /// ``Database/decrypt(path:key:cipher:progress:)``.
+    ///
+    /// - Throws: ``SQLCipherError/Kind/interrupted`` (the file keeps its old key), ``SQLCipherError/Kind/full``
+    ///   (likewise), ``SQLCipherError/Kind/busy`` when another connection holds a lock (likewise), or the error of
+    ///   the check under the new key, whose message says the rekey was committed.
     public func rekey(to newKey: Key) throws(SQLCipherError) {
         let db = try requireOpenHandle()
         guard !isInTransaction else {
@@ -40,7 +45,17 @@ extension Database {
             sqlite3_rekey_v2(db, "main", bytes.baseAddress, Int32(bytes.count))
         }
         guard code == SQLITE_OK else {
-            throw SQLCipherError(code: code, connection: db, path: path)
+            let failure = SQLCipherError(code: code, connection: db, path: path)
+            close()
+            let what = switch failure.kind {
+            case .interrupted: "it was interrupted"
+            case .full: "the disk is full"
+            case .busy: "another connection holds a lock on the database"
+            // The engine's own words for the code: the connection's message is stale (the rekey sets none).
+            default: String(cString: sqlite3_errstr(code))
+            }
+            throw .api(failure.kind, "the rekey did not take effect (\(what)): the file keeps its old key; this "
+                + "connection was closed, reopen it with the old key", path: path)
         }
         guard path != ":memory:", !path.isEmpty else { return }
         do throws(SQLCipherError) {
@@ -58,9 +73,9 @@ extension Database {
             if try journalMode() == .wal { try? execute("PRAGMA wal_checkpoint(TRUNCATE)") }
         } catch {
             close()
-            throw .api(.busy, "the rekey did not take effect (another connection held a lock, or it was interrupted): "
-                + "the file keeps its old key; this connection was closed, reopen it with the old key and retry "
-                + "(\(error.message))", path: path)
+            throw .api(error.kind, "the rekey was committed, but the file did not read back under the new key "
+                + "(\(error.message)): this connection was closed; open the file with the new key to check it",
+                       path: path)
         }
     }
 }

@@ -44,15 +44,16 @@ extension Key {
         -> Key {
         guard !name.isEmpty, name != ".", name != "..", !name.contains("/") else {
             throw KeySourceError(kind: .invalidCredentialName, source: name,
-                                 message: "'\(name)' is not a credential name: give the NAME of "
+                                 message: "the name given is not a credential name: give the NAME of "
                                     + "LoadCredential=NAME:… (a file name, without '/')")
         }
-        let unitLine = "LoadCredentialEncrypted=\(name):/etc/credstore.encrypted/\(name)"
+        // NAME, not the name given: an operator may have typed the key itself where its name belongs.
+        let unitLine = "LoadCredentialEncrypted=NAME:/etc/credstore.encrypted/NAME"
         guard let directory, !directory.isEmpty else {
             throw KeySourceError(kind: .credentialsNotProvided, source: name,
                                  message: "\(credentialsDirectoryVariable) is not set: this process was not started by "
-                                    + "systemd with the credential '\(name)'; add `\(unitLine)` (or "
-                                    + "`LoadCredential=\(name):/path/to/key`) to the unit's [Service] section, or run "
+                                    + "systemd with the credential of the name given; add `\(unitLine)` (or "
+                                    + "`LoadCredential=NAME:/path/to/key`) to the unit's [Service] section, or run "
                                     + "it with `systemd-run -p \(unitLine) …`")
         }
         let path = directory + "/" + name
@@ -74,7 +75,7 @@ extension Key {
             }
             let present = credentialNames(in: directory)
             throw KeySourceError(kind: .notFound, source: name,
-                                 message: "this service has no credential '\(name)' in \(directory) (it has: "
+                                 message: "this service has no credential of the name given in \(directory) (it has: "
                                     + "\(present.isEmpty ? "none" : present.joined(separator: ", "))): add `\(unitLine)` "
                                     + "to the unit's [Service] section, or fix the name")
         }
@@ -122,6 +123,16 @@ extension Key {
                                  message: "cannot open the credentials directory \(directory): \(KeyReading.errnoText())")
         }
         var status = stat()
+        do throws(KeySourceError) {
+            let what = "the credentials directory \(directory)"
+            try KeyPathSafety.requireRealFileSystem(folder, source: name, what: what)
+            if fstat(folder, &status) == 0 {
+                try KeyPathSafety.requireSafeLinks(directory, opened: status, source: name, what: what)
+            }
+        } catch {
+            close(folder)
+            throw error
+        }
         guard fstat(folder, &status) == 0, status.st_mode & 0o022 == 0 else {
             let mode = KeyFileCheck.octal(status.st_mode & 0o777)
             close(folder)

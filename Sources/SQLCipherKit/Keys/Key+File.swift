@@ -8,7 +8,8 @@ extension Key {
     /// ```
     ///
     /// The file is opened first and then checked through the open descriptor (no window in which it could be
-    /// swapped): it must be a regular file (a symbolic link to one is followed), owned by the user this process
+    /// swapped): it must be a regular file on a real file system (not procfs or sysfs; a symbolic link to one is
+    /// followed only when no other user could have replaced the link: ``KeyPathSafety``), owned by the user this process
     /// runs as, and give its group and others no access at all (mode `0600` or `0400`). Its bytes are read
     /// into memory that is wiped afterwards and never become a `String`.
     ///
@@ -24,13 +25,17 @@ extension Key {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard descriptor >= 0 else {
             let code = errno
+            // Not found: the path is not repeated, since an operator may have typed the key itself where its
+            // file's path belongs.
             throw KeySourceError(kind: code == ENOENT ? .notFound : .unreadable, source: path,
-                                 message: code == ENOENT ? "\(what) does not exist: check the path"
+                                 message: code == ENOENT ? "no such key file (nothing at the path given): give the "
+                                    + "path of the file that holds the key, never the key itself"
                                     : "cannot open \(what): \(KeyReading.errnoText(code)); the user this process "
                                     + "runs as (uid \(geteuid())) must be able to read it")
         }
         defer { close(descriptor) }
         let status = try KeyFileCheck.regularFileStatus(descriptor, source: path, what: what)
+        try KeyPathSafety.requireSafeLinks(path, opened: status, source: path, what: what)
         let user = geteuid()
         guard status.st_uid == user else {
             throw KeySourceError(kind: .foreignOwner, source: path,
@@ -56,7 +61,7 @@ extension Key {
 /// share, and the words of their messages.
 enum KeyFileCheck {
     /// The status of the open file `descriptor` (fstat: what was opened, not a path looked up again), which must
-    /// be a regular file.
+    /// be a regular file on a real file system (not procfs, sysfs…: ``KeyPathSafety``).
     static func regularFileStatus(_ descriptor: Int32, source: String, what: String) throws(KeySourceError) -> stat {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
@@ -64,6 +69,7 @@ enum KeyFileCheck {
                                  message: "cannot inspect \(what): \(KeyReading.errnoText())")
         }
         try requireRegularFile(status, source: source, what: what)
+        try KeyPathSafety.requireRealFileSystem(descriptor, source: source, what: what)
         return status
     }
 

@@ -90,8 +90,10 @@ public struct Key: Sendable {
     public static func rawKey(hex: some Collection<UInt8>) throws(SQLCipherError) -> Key {
         let digits = hex.count
         guard digits == 2 * rawKeyLength || digits == 2 * (rawKeyLength + saltLength) else {
+            // Never the count given: it is the length of what may be a passphrase given with --raw by mistake.
             throw .api(.invalidKey, "a raw key in hex must be \(2 * rawKeyLength) digits "
-                + "(or \(2 * (rawKeyLength + saltLength)) with its salt), not \(digits)")
+                + "(or \(2 * (rawKeyLength + saltLength)) with its salt), and this is not: for a passphrase, leave "
+                + "out --raw")
         }
         guard hex.allSatisfy(Hex.isDigit) else {
             throw .api(.invalidKey, "a raw key in hex may hold only the digits 0-9 and a-f")
@@ -144,7 +146,8 @@ public struct Key: Sendable {
 
     private static func checkLength(_ bytes: [UInt8], expected: Int, of what: String) throws(SQLCipherError) {
         guard bytes.count == expected else {
-            throw .api(.invalidKey, "\(what) must be \(expected) bytes long, not \(bytes.count)")
+            // Never the length given: a key's length is a clue to it.
+            throw .api(.invalidKey, "\(what) must be \(expected) bytes long, and this one is not")
         }
     }
 

@@ -12,7 +12,8 @@ struct Backup: ReportingCommand {
             without --force.
 
             Example (in a systemd unit with LoadCredentialEncrypted=db-key):
-              sqlcipherkit backup /var/lib/app/app.db /var/backups/app/app.db --key-credential db-key --raw --force
+              sqlcipherkit backup /var/lib/app/app.db /var/backups/app/app.db.new \\
+                --key-credential db-key --raw --force
             """
     )
 
@@ -22,6 +23,16 @@ struct Backup: ReportingCommand {
     @OptionGroup var key: KeyOptions
     @OptionGroup var newKey: NewKeyOptions
     @OptionGroup var cipher: CipherOptions
+
+    var stateAfterInterruption: String {
+        "\(output) was not written (its partial copy was removed); the source is unchanged"
+    }
+
+    var stateAfterLateSignal: String {
+        "the copy was complete when the signal came: \(output) is complete and kept"
+    }
+
+    var databasePath: String? { database }
 
     func perform() throws {
         try requireDatabaseFile(database)
@@ -33,6 +44,7 @@ struct Backup: ReportingCommand {
             ? try newKey.source.key(prompt: "Key for \(output): ", confirm: true) : sourceKey
         let bar = ProgressBar("backup")
         Interruption.route(to: source.interruptHandle)
+        try Interruption.stopIfSignalled("nothing was written")
         do {
             try source.backup(to: output, key: copyKey, replacing: force, progress: bar.update)
         } catch {

@@ -17,6 +17,8 @@ struct Check: ReportingCommand {
     @OptionGroup var key: KeyOptions
     @OptionGroup var cipher: CipherOptions
 
+    var databasePath: String? { database }
+
     func perform() throws {
         try requireDatabaseFile(database)
         // The library's check leaves the folder as it found it (no -wal or -shm left behind).

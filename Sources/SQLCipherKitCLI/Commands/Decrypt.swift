@@ -19,6 +19,16 @@ struct Decrypt: ReportingCommand {
     @OptionGroup var key: KeyOptions
     @OptionGroup var cipher: CipherOptions
 
+    var stateAfterInterruption: String {
+        "\(output) was not written (its partial copy was removed); the source is unchanged"
+    }
+
+    var stateAfterLateSignal: String {
+        "the copy was complete when the signal came: \(output) is complete and kept"
+    }
+
+    var databasePath: String? { input }
+
     func perform() throws {
         let source = try Database(path: input, key: key.source.key(prompt: "Key for \(input): "),
                                   configuration: .init(mode: .readWrite, cipher: cipher.settings()))

@@ -9,7 +9,7 @@ struct Encrypt: ReportingCommand {
             appears only when complete, and is never overwritten without --force.
 
             Example:
-              APP_DB_KEY=… sqlcipherkit encrypt plain.db secret.db --key-env APP_DB_KEY
+              sqlcipherkit encrypt plain.db secret.db --key-env APP_DB_KEY
             """
     )
 
@@ -18,6 +18,14 @@ struct Encrypt: ReportingCommand {
     @Flag(help: "Replace OUT if it exists.") var force = false
     @OptionGroup var key: KeyOptions
     @OptionGroup var cipher: CipherOptions
+
+    var stateAfterInterruption: String {
+        "\(output) was not written (its partial copy was removed); the source is unchanged"
+    }
+
+    var stateAfterLateSignal: String {
+        "the copy was complete when the signal came: \(output) is complete and kept"
+    }
 
     func perform() throws {
         let newKey = try key.source.key(prompt: "Key for \(output): ", confirm: true)

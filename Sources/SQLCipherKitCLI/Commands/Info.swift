@@ -18,6 +18,8 @@ struct Info: ReportingCommand {
     @OptionGroup var key: KeyOptions
     @OptionGroup var cipher: CipherOptions
 
+    var databasePath: String? { database }
+
     func perform() throws {
         guard FileManager.default.fileExists(atPath: database) else {
             throw CommandFailure(message: "\(database) does not exist: check the path", status: .failure)

@@ -13,10 +13,25 @@ struct Migrate: ReportingCommand {
     @Argument(help: "The database file.") var database: String
     @OptionGroup var key: KeyOptions
 
+    var stateAfterInterruption: String {
+        "the migration stopped before its result was renamed into place: \(database) is unchanged (SQLCipher 3 or "
+            + "earlier), and no temporary file was left"
+    }
+
+    var stateAfterLateSignal: String {
+        "the migration was complete when the signal came: \(database) is in SQLCipher 4's format"
+    }
+
+    var databasePath: String? { database }
+
     func perform() throws {
         let databaseKey = try key.source.key(prompt: "Key for \(database): ")
+        // Before the spinner's thread exists, so that only the waiting thread takes the signals.
+        Interruption.start()
         let bar = ProgressBar("migrate")
-        try bar.spinning { try Database.migrate(path: database, key: databaseKey) }
+        try bar.spinning {
+            try Database.migrate(path: database, key: databaseKey) { Interruption.route(to: $0) }
+        }
         bar.finish()
         print("migrated to SQLCipher 4")
     }

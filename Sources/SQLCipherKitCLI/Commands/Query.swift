@@ -10,7 +10,8 @@ struct Query: ReportingCommand {
             Blobs print as hex (x'…'); NULL as NULL (table), an empty field (csv) or null (json).
 
             Example:
-              sqlcipherkit query app.db "SELECT id, body FROM note LIMIT 5" --key-env APP_DB_KEY --format csv
+              sqlcipherkit query app.db "SELECT id, body FROM note" --format csv \\
+                --key-env APP_DB_KEY
             """
     )
 
@@ -31,12 +32,25 @@ struct Query: ReportingCommand {
         }
     }
 
+    var stateAfterInterruption: String {
+        "the running statement was rolled back (statements before it had completed)"
+    }
+
+    var stateAfterLateSignal: String {
+        "every statement had completed when the signal came"
+    }
+
+    var databasePath: String? { database }
+
     func perform() throws {
         let db = try Database(path: database, key: key.source.key(prompt: "Key for \(database): "),
                               configuration: .init(mode: create ? .readWriteCreate : .readWrite,
                                                    cipher: cipher.settings()))
         Interruption.route(to: db.interruptHandle)
+        try Interruption.stopIfSignalled("no statement ran")
         try db.forEachStatement(in: sql.joined(separator: " ")) { statement, cursor in
+            // A signal between two statements interrupts neither: stop before the next one.
+            try Interruption.stopIfSignalled("the statements before this one had completed; the rest did not run")
             guard statement.columnCount > 0 else {
                 while try cursor.next() != nil {}
                 return

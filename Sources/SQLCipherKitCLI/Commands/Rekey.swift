@@ -18,12 +18,23 @@ struct Rekey: ReportingCommand {
     @OptionGroup var newKey: NewKeyOptions
     @OptionGroup var cipher: CipherOptions
 
+    var stateAfterInterruption: String {
+        "the rekey rolled back: \(database) keeps its OLD key"
+    }
+
+    var stateAfterLateSignal: String {
+        "the rekey had committed when the signal came: \(database) is under the NEW key"
+    }
+
+    var databasePath: String? { database }
+
     func perform() throws {
         let db = try Database(path: database, key: key.source.key(prompt: "Current key for \(database): "),
                               configuration: .init(mode: .readWrite, cipher: cipher.settings()))
         let replacement = try newKey.source.key(prompt: "New key for \(database): ", confirm: true)
         let bar = ProgressBar("rekey")
         Interruption.route(to: db.interruptHandle)
+        try Interruption.stopIfSignalled("the rekey did not start: \(database) keeps its OLD key")
         try bar.spinning { try db.rekey(to: replacement) }
         bar.finish()
     }

@@ -24,12 +24,18 @@ struct KeyOptions: ParsableArguments {
     @Flag(name: .customLong("raw"), help: "The key is hex: 64 digits for a raw key, 96 for a raw key and its salt.")
     var raw = false
 
+    /// `--key`, `--password`, `-k`: not a key source but a refusal that names the ones that work (without it,
+    /// ArgumentParser answered `--key secret` with "Did you mean '--raw'?").
+    @Option(name: [.customLong("key"), .customLong("password"), .customShort("k")], help: .hidden)
+    var keyOnCommandLine: String?
+
     var source: KeySource {
         KeySource(environmentVariable: environmentVariable, file: file, credential: credential, command: command,
                   commandTimeout: commandTimeout, standardInput: standardInput, raw: raw)
     }
 
     func validate() throws {
+        guard keyOnCommandLine == nil else { throw ValidationError(KeySource.noKeyArguments(flagPrefix: "")) }
         try source.validate(flagPrefix: "")
     }
 }

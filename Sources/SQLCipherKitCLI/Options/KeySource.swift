@@ -12,6 +12,17 @@ struct KeySource {
     var commandTimeout = KeySource.defaultCommandTimeout
     var standardInput = false
     var raw = false
+    /// "" for the key options, "new-" for the new key's: how messages name the options.
+    var flagPrefix = ""
+
+    /// What `--key`, `--password` and `-k` answer: a key given as an argument is in `ps`, `/proc/PID/cmdline` and the
+    /// shell's history before any check could run. The value is never repeated.
+    static func noKeyArguments(flagPrefix: String) -> String {
+        "keys never go on the command line (every user sees them in ps, and the shell keeps them in its history): "
+            + "use --\(flagPrefix)key-env NAME, --\(flagPrefix)key-file PATH, --\(flagPrefix)key-credential NAME"
+            + (flagPrefix.isEmpty ? ", --key-command COMMAND, --key-stdin" : "")
+            + ", or leave them out to be asked on the terminal"
+    }
 
     /// How long `--key-command` may take, in seconds, unless `--key-command-timeout` says otherwise.
     static let defaultCommandTimeout = 30
@@ -71,8 +82,9 @@ struct KeySource {
         if let environmentVariable {
             // The environment's own copy cannot be wiped; this one is, by the caller.
             guard let value = ProcessInfo.processInfo.environment[environmentVariable] else {
-                throw CommandFailure(message: "the environment variable \(environmentVariable) is not set",
-                                     status: .usage)
+                // The name given is not repeated: an operator may have typed the key itself (--key-env "$DB_KEY").
+                throw CommandFailure(message: "no environment variable of the name given to --\(flagPrefix)key-env "
+                    + "is set: give the variable's NAME (--\(flagPrefix)key-env DB_KEY), never its value", status: .usage)
             }
             return Array(value.utf8)
         }

@@ -14,12 +14,17 @@ struct NewKeyOptions: ParsableArguments {
     @Flag(name: .customLong("new-raw"), help: "The new key is hex: 64 or 96 digits.")
     var raw = false
 
+    /// `--new-key`, `--new-password`: refused, naming the new key's sources (see ``KeyOptions``).
+    @Option(name: [.customLong("new-key"), .customLong("new-password")], help: .hidden)
+    var keyOnCommandLine: String?
+
     var source: KeySource {
         KeySource(environmentVariable: environmentVariable, file: file, credential: credential, standardInput: false,
-                  raw: raw)
+                  raw: raw, flagPrefix: "new-")
     }
 
     func validate() throws {
+        guard keyOnCommandLine == nil else { throw ValidationError(KeySource.noKeyArguments(flagPrefix: "new-")) }
         try source.validate(flagPrefix: "new-")
     }
 }

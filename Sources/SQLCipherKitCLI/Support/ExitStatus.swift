@@ -11,6 +11,9 @@ enum ExitStatus: Int32, CaseIterable {
     case integrityFailure = 4
     /// A usage error (EX_USAGE). ArgumentParser gives its own validation errors this status too.
     case usage = 64
+    /// Stopped by SIGINT, SIGTERM, SIGHUP or SIGQUIT (128 + SIGINT, as a shell reports Ctrl-C); the message says
+    /// what state the command left.
+    case interrupted = 130
 
     /// The status for an error SQLCipherKit threw.
     init(for error: SQLCipherError) {
@@ -18,6 +21,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .wrongKeyOrNotADatabase: self = .wrongKeyOrNotADatabase
         case .corrupt: self = .integrityFailure
         case .invalidKey, .invalidArgument: self = .usage
+        case .interrupted where Interruption.signal != nil: self = .interrupted
         default: self = .failure
         }
     }

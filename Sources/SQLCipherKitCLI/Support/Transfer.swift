@@ -7,6 +7,7 @@ enum Transfer {
                        label: String) throws {
         let bar = ProgressBar(label)
         Interruption.route(to: source.interruptHandle)
+        try Interruption.stopIfSignalled("nothing was written")
         do {
             try source.export(to: output, key: key, cipher: cipher, replacing: force, progress: bar.update)
         } catch {
