@@ -7,7 +7,8 @@
 //
 // ALLOWED-FILE lists the system calls the unit allows, one name a line (unit_syscalls.py writes it from the unit
 // and systemd-analyze's own groups); a name this machine's libseccomp does not know is passed over, as systemd
-// does. UMASK is octal.
+// does. A line `!name` makes that call fail with EAFNOSUPPORT instead (RestrictAddressFamilies=none: `!socket`).
+// UMASK is octal.
 #include <errno.h>
 #include <seccomp.h>
 #include <stdio.h>
@@ -37,9 +38,17 @@ int main(int argc, char **argv) {
     while (fgets(line, sizeof line, list)) {
         line[strcspn(line, "\r\n")] = 0;
         if (!line[0]) continue;
-        int number = seccomp_syscall_resolve_name(line);
+        int refused = line[0] == '!';
+        int number = seccomp_syscall_resolve_name(line + refused);
         if (number == __NR_SCMP_ERROR) continue;
-        if (seccomp_rule_add(filter, SCMP_ACT_ALLOW, number, 0) == 0) allowed++;
+        if (refused) {
+            if (seccomp_rule_add(filter, SCMP_ACT_ERRNO(EAFNOSUPPORT), number, 0) != 0) {
+                fprintf(stderr, "unit-filter: cannot refuse %s\n", line + refused);
+                return 2;
+            }
+        } else if (seccomp_rule_add(filter, SCMP_ACT_ALLOW, number, 0) == 0) {
+            allowed++;
+        }
     }
     fclose(list);
     if (allowed == 0) {

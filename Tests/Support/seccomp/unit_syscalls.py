@@ -2,7 +2,9 @@
 """The system calls a systemd unit's SystemCallFilter= lines allow, one name a line, as systemd computes them:
 its groups (@name) expanded from `systemd-analyze syscall-filter` (the machine's systemd, not a copy of ours), the
 first assignment an allow list unless it starts with `~`, later `~` assignments taken out of it, later plain ones
-added. SQLCipherKit's own test tool (CLITests/SystemdExampleTests; unit-filter.c applies the list).
+added. With `RestrictAddressFamilies=none`, `socket` is not in the list and a line `!socket` says it fails with
+EAFNOSUPPORT, as systemd makes it (socketpair is not affected); other RestrictAddressFamilies= values are not
+emulated. SQLCipherKit's own test tool (CLITests/SystemdExampleTests; unit-filter.c applies the list).
 
     unit_syscalls.py UNIT-FILE
 """
@@ -45,11 +47,13 @@ def expand(names, known, seen=None):
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
-    assignments = []
+    assignments, families = [], []
     with open(sys.argv[1], encoding="utf-8") as unit:
         for line in unit:
             if line.startswith("SystemCallFilter="):
                 assignments.append(line.split("=", 1)[1].split("#")[0].split())
+            elif line.startswith("RestrictAddressFamilies="):
+                families = line.split("=", 1)[1].split()
     if not assignments:
         sys.exit("unit_syscalls.py: the unit has no SystemCallFilter=")
     known = groups()
@@ -62,7 +66,10 @@ def main():
             allowed -= expand([words[0][1:]] + words[1:], known)
         else:
             allowed |= expand(words, known)
-    print("\n".join(sorted(allowed)))
+    lines = sorted(allowed)
+    if families == ["none"]:
+        lines = [name for name in lines if name != "socket"] + ["!socket"]
+    print("\n".join(lines))
 
 
 if __name__ == "__main__":
