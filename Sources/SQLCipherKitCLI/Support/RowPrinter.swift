@@ -82,7 +82,7 @@ struct RowPrinter {
         try output.write("[")
         var first = true
         while let row = try cursor.next() {
-            try output.write(first ? "{" : ",\n{")
+            try output.write(first ? "{" : ",{")
             first = false
             for (index, value) in row.values.enumerated() {
                 try output.write((index == 0 ? "" : ",") + keys[index] + ":" + Self.json(value))
