@@ -44,9 +44,13 @@ struct Shell: ReportingCommand {
         try requireDatabaseFile(database)
         let sessionKey = try key.source.key(prompt: "Key for \(database): ")
         let settings = try cipher.settings()
+        let isNew = create && access(database, F_OK) != 0
         let db = try Database(path: database, key: sessionKey,
                               configuration: .init(mode: create ? .readWriteCreate : .readWrite, cipher: settings))
         defer { db.close() }
+        // A new database gets its first page now: SQLite writes nothing until the first change, and a session
+        // that changed nothing would leave a 0-byte file, which the next run takes for a truncated database.
+        if isNew { try db.execute("PRAGMA user_version = 0") }
         try ShellSignals.start(interrupting: db.interruptHandle)
 
         let interactive = isatty(STDIN_FILENO) == 1
