@@ -207,6 +207,43 @@ struct ShellTests {
         #expect(keyOnStdin.status == 64 && keyOnStdin.stderr.contains("--key-env"), "\(keyOnStdin)")
     }
 
+    @Test("dot commands in a script: .indexes, .mode line, .read, .timer, .backup (encrypted, same key), .check, .info, .help")
+    func dotCommands() throws {
+        let folder = try TemporaryDirectory()
+        let db = folder.file("d.db"), copy = folder.file("copy.db"), sql = folder.file("more.sql")
+        try Data("INSERT INTO t VALUES (2, 'two');\n.mode line\nSELECT * FROM t WHERE id = 2;\n".utf8)
+            .write(to: URL(fileURLWithPath: sql))
+        let script = """
+            CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT);
+            CREATE INDEX t_name ON t(name);
+            INSERT INTO t VALUES (1, 'one');
+            .indexes t
+            .read \(sql)
+            .timer on
+            SELECT count(*) AS n FROM t;
+            .timer off
+            .backup \(copy)
+            .backup \(copy)
+            .check
+            .info
+            .help
+            """
+        let run = try CLI.run(["shell", db, "--create", "--key-env", "K"], environment: ["K": Self.passphrase],
+                              input: Data(script.utf8))
+        #expect(run.status == 1, "the second .backup to the same file must fail: \(run)")
+        #expect(run.stderr.contains("already exists"), "\(run)")
+        for expected in ["t_name\n", "  id = 2\nname = two\n", "n = 2\nRun Time: real ", "backed up to \(copy)\n",
+                         "ok\n", "format: 4", "cipher_status: 1", ".backup FILE"] {
+            #expect(run.stdout.contains(expected), "no \(expected.debugDescription) in:\n\(run.stdout)")
+        }
+        // The copy is encrypted with the same key and holds both rows.
+        let read = try CLI.run(["query", copy, "SELECT group_concat(name) FROM t", "--key-env", "K", "--format", "csv"],
+                               environment: ["K": Self.passphrase])
+        #expect(read.status == 0 && read.stdout.contains("one,two"), "\(read)")
+        let plain = try CLI.run(["info", copy])
+        #expect(plain.status != 0 || !plain.stdout.contains("format: plain"), "the copy is not encrypted: \(plain)")
+    }
+
     @Test(".output writes rows to a new 0600 file, refuses a symbolic link, and .output stdout comes back")
     func outputToFile() throws {
         let folder = try TemporaryDirectory()
