@@ -31,7 +31,7 @@ struct SQLCipherKitCommand: ParsableCommand {
             + "\(Engine.sqliteVersion))",
         // One command per file in Commands/; the key and cipher options they share are the option groups in Options/.
         subcommands: [SelfCheck.self, Check.self, Encrypt.self, Decrypt.self, Rekey.self, Migrate.self, Backup.self,
-                      Info.self, Query.self]
+                      Info.self, Query.self, Shell.self]
     )
 
     /// Before anything else, and so before any key is read: no core file may hold a key (a crash, or SIGABRT

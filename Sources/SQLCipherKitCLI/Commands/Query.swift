@@ -7,11 +7,14 @@ struct Query: ReportingCommand {
         abstract: "Run SQL and print the rows.",
         discussion: """
             With --create, a missing database is created, encrypted with the key. The SQL arguments are joined with spaces; several statements run in order, each printing its rows. \
-            Blobs print as hex (x'…'); NULL as NULL (table), an empty field (csv) or null (json).
+            Blobs print as hex (x'…'); NULL as NULL (table), an empty field (csv) or null (json). \
+            JSON is an array of objects, one per row, keys in column order; a repeated column name gets :1, :2, \
+            … (SELECT 1 AS a, 2 AS a prints [{"a":1,"a:1":2}]). Output that cannot be written (a full disk) \
+            fails the command. For an interactive session, see sqlcipherkit shell.
 
             Example:
-              sqlcipherkit query app.db "SELECT id, body FROM note" --format csv \\
-                --key-env APP_DB_KEY
+              sqlcipherkit query app.db "SELECT id, body FROM note LIMIT 5" \\
+                --key-env APP_DB_KEY --format csv
             """
     )
 
