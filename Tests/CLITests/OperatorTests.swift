@@ -295,7 +295,7 @@ struct OperatorTests {
         let (killed, _) = try start(["rekey", db, "--key-env", "K", "--new-key-env", "N"])
         // Hot only once SQLite has synced the journal's header (its magic) to write pages into the file: before
         // that, a journal whose header is zero is no journal, and check rightly says ok.
-        let killedMidway = try wait(for: killed) {
+        let killedMidway = wait(for: killed) {
             let header = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: db + "-journal")).readData(ofLength: 8))
                 ?? Data()
             return header == Data([0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7])
