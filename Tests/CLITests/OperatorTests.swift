@@ -359,6 +359,13 @@ struct OperatorTests {
         let raw = try cli(["query", db, "SELECT 1", "--key-env", "P", "--raw"],
                           environment: ["P": "abcdefghijklmnopqrstuvwxyz12"])
         #expect(raw.status == 64 && !raw.stderr.contains("28") && raw.stderr.contains("leave out --raw"), "\(raw)")
+        // Every command's result lines fail it when they cannot be written (before: exit 0, nothing written).
+        for command in [["selfcheck"], ["check", db, "--key-env", "K"], ["info", db, "--key-env", "K"]] {
+            let full = try runProcess("/bin/sh", ["-c", "exec \"$0\" \"$@\" > /dev/full", CLI.executable] + command,
+                                      environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                                      timeout: 120)
+            #expect(full.status != 0 && full.stderr.contains("No space left on device"), "\(command): \(full)")
+        }
         for command in [["query", plain, "SELECT 1"], ["check", plain]] {
             let result = try cli(command + ["--key-env", "K"])
             #expect(result.status == 3 && result.stderr.contains("plaintext SQLite database")

@@ -25,14 +25,14 @@ struct Check: ReportingCommand {
         let report = try Database.checkIntegrity(path: database,
                                                  key: key.source.key(prompt: "Key for \(database): "),
                                                  cipher: cipher.settings())
-        for note in report.notes { print("note: \(note)") }
+        for note in report.notes { try printOutput("note: \(note)") }
         let failures = report.failures
         guard failures.isEmpty else {
-            for failure in failures { print(failure) }
+            for failure in failures { try printOutput(failure) }
             throw CommandFailure(message: "\(database) failed its integrity check (\(failures.count) "
                 + "problem\(failures.count == 1 ? "" : "s")): it was tampered with or is corrupt; restore it from a backup",
                 status: .integrityFailure)
         }
-        print("ok")
+        try printOutput("ok")
     }
 }

@@ -32,38 +32,13 @@ struct Info: ReportingCommand {
             info = try Database.inspect(path: database, key: key.source.key(prompt: "Key for \(database): "),
                                         cipher: cipher.settings())
         }
-        print(json ? try jsonText(info) : text(info))
-    }
-
-    private func version(_ format: DatabaseFormat) -> Int? {
-        if case .sqlcipher(let version) = format { return version }
-        return nil
-    }
-
-    private func text(_ info: DatabaseInfo) -> String {
-        var lines = [
-            "format: \(version(info.format).map(String.init) ?? "plain")  (\(info.format))",
-            "page_size: \(info.pageSize)",
-            "page_count: \(info.pageCount)",
-            "file_size: \(info.fileSize)",
-            "plaintext_header_size: \(info.plaintextHeaderSize)",
-            "cipher_status: \(info.cipherStatus ? 1 : 0)",
-        ]
-        if let settings = info.cipherSettings {
-            lines += [
-                "kdf_iter: \(settings.kdfIterations.map(String.init) ?? "?")",
-                "cipher_use_hmac: \(settings.usesHMAC.map { $0 ? "1" : "0" } ?? "?")",
-                "cipher_hmac_algorithm: \(settings.hmacAlgorithm?.rawValue ?? "?")",
-                "cipher_kdf_algorithm: \(settings.kdfAlgorithm?.rawValue ?? "?")",
-            ]
-        }
-        return lines.joined(separator: "\n")
+        try printOutput(json ? try jsonText(info) : info.textLines.joined(separator: "\n"))
     }
 
     private func jsonText(_ info: DatabaseInfo) throws -> String {
         var object: [String: Any] = [
             "path": database,
-            "format": version(info.format).map { String($0) } ?? "plain",
+            "format": info.formatVersion.map { String($0) } ?? "plain",
             "pageSize": info.pageSize,
             "pageCount": info.pageCount,
             "fileSize": info.fileSize,

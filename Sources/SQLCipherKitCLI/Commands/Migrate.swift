@@ -33,6 +33,6 @@ struct Migrate: ReportingCommand {
             try Database.migrate(path: database, key: databaseKey) { Interruption.route(to: $0) }
         }
         bar.finish()
-        print("migrated to SQLCipher 4")
+        try printOutput("migrated to SQLCipher 4")
     }
 }

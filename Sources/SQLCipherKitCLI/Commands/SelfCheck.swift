@@ -18,14 +18,14 @@ struct SelfCheck: ReportingCommand {
 
     func perform() throws {
         let facts = try Engine.selfCheck()
-        print("cipher_version: \(facts.cipherVersion)")
-        print("cipher_provider: \(facts.provider)")
-        print("cipher_provider_version: \(facts.providerVersion)")
-        print("crypto_provider: \(facts.cryptoProvider) (compiled into the engine)")
-        print("sqlite_version: \(facts.sqliteVersion)")
-        print("cipher_status: \(facts.encryptsConnections ? 1 : 0) (a keyed connection encrypts)")
+        try printOutput("cipher_version: \(facts.cipherVersion)")
+        try printOutput("cipher_provider: \(facts.provider)")
+        try printOutput("cipher_provider_version: \(facts.providerVersion)")
+        try printOutput("crypto_provider: \(facts.cryptoProvider) (compiled into the engine)")
+        try printOutput("sqlite_version: \(facts.sqliteVersion)")
+        try printOutput("cipher_status: \(facts.encryptsConnections ? 1 : 0) (a keyed connection encrypts)")
         let proof = try Engine.proveEncryptionAtRest()
         let header = Hex.string(proof.fileHeader)
-        print("encrypted_at_rest: yes (first bytes \(header), not 'SQLite format 3'; \(proof.fileSize) bytes)")
+        try printOutput("encrypted_at_rest: yes (first bytes \(header), not 'SQLite format 3'; \(proof.fileSize) bytes)")
     }
 }

@@ -214,24 +214,6 @@ extension ShellSession {
     /// `.info`: what `sqlcipherkit info` prints.
     private func info() throws {
         let info = try Database.inspect(path: path, key: key, cipher: cipher)
-        var version = "plain"
-        if case .sqlcipher(let number) = info.format { version = String(number) }
-        var lines = [
-            "format: \(version)  (\(info.format))",
-            "page_size: \(info.pageSize)",
-            "page_count: \(info.pageCount)",
-            "file_size: \(info.fileSize)",
-            "plaintext_header_size: \(info.plaintextHeaderSize)",
-            "cipher_status: \(info.cipherStatus ? 1 : 0)",
-        ]
-        if let settings = info.cipherSettings {
-            lines += [
-                "kdf_iter: \(settings.kdfIterations.map(String.init) ?? "?")",
-                "cipher_use_hmac: \(settings.usesHMAC.map { $0 ? "1" : "0" } ?? "?")",
-                "cipher_hmac_algorithm: \(settings.hmacAlgorithm?.rawValue ?? "?")",
-                "cipher_kdf_algorithm: \(settings.kdfAlgorithm?.rawValue ?? "?")",
-            ]
-        }
-        for line in lines { try output.line(line) }
+        for line in info.textLines { try output.line(line) }
     }
 }

@@ -99,3 +99,11 @@ final class OutputWriter {
         if ownsDescriptor && !isClosed { _ = Glibc.close(descriptor) }
     }
 }
+
+/// Writes `text` and a newline to standard output at once: `print` for a command's result lines, failing the
+/// command when the line cannot be written (a full disk, a closed pipe).
+func printOutput(_ text: String) throws {
+    let output = OutputWriter.standardOutput
+    try output.line(text)
+    try output.flush()
+}
