@@ -74,7 +74,7 @@ struct Shell: ReportingCommand {
         session.finish()
         switch ending {
         case .signal(let number):
-            throw CommandFailure(message: "ended by \(ShellSignals.name(of: number)): a running statement was "
+            throw CommandFailure(message: "ended by \(Interruption.name(of: number)): a running statement was "
                 + "interrupted and any open transaction rolled back", status: .failure)
         case .stopped:
             throw ExitStatus.failure.exitCode

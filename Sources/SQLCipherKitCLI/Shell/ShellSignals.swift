@@ -7,11 +7,10 @@ import Glibc
 
 /// The shell's signals: SIGINT cancels the running statement, SIGTERM, SIGHUP and SIGQUIT end the shell.
 ///
-/// As for the other commands (Support/Interruption.swift), the signals are blocked in every thread and taken by
-/// one thread of our own that waits for them with `sigwait`, started with `pthread_create` (no Dispatch signal
-/// source: its worker threads call `setpriority`, which the example unit's seccomp filter forbids). That thread
-/// only interrupts the connection, counts, and writes a byte to a pipe the main thread polls beside standard
-/// input (``wakeDescriptor``), so a signal that comes while the shell waits for a line is seen at once.
+/// The signals are taken by the CLI's one signal thread (Support/Interruption.swift: blocked in every thread,
+/// `sigwait` on a thread of our own, no Dispatch), with ``take(_:)`` as its way of taking them: it only
+/// interrupts the connection, counts, and writes a byte to a pipe the main thread polls beside standard input
+/// (``wakeDescriptor``), so that a signal that comes while the shell waits for a line is seen at once.
 ///
 /// A second ending signal while the first one has not ended the shell yet (the main thread is stuck in
 /// something no interrupt reaches) puts the terminal back and ends the process at once.
@@ -30,9 +29,6 @@ enum ShellSignals {
     /// The ending signal received (SIGTERM, SIGHUP or SIGQUIT), 0 for none.
     static let endingSignal = Atomic<Int32>(0)
 
-    /// The signals the thread takes.
-    private static let taken = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
-
     /// Starts the thread. Call once, from the main thread, after the key was read (the key prompt restores the
     /// terminal on these signals itself) and before any other thread is created.
     ///
@@ -49,27 +45,15 @@ enum ShellSignals {
         self.handle = handle
         wakeDescriptor = ends[0]
         wakeWriter = ends[1]
-        var signals = signalSet()
-        pthread_sigmask(SIG_BLOCK, &signals, nil)
-        var thread = pthread_t()
-        let created = pthread_create(&thread, nil, { _ in
-            var signals = ShellSignals.signalSet()
-            while true {
-                var received: Int32 = 0
-                guard sigwait(&signals, &received) == 0 else { continue }
-                ShellSignals.take(received)
-            }
-        }, nil)
-        guard created == 0 else {
-            pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+        // The one signal thread of the CLI (Support/Interruption.swift), with the shell's way of taking a signal.
+        guard Interruption.start(taking: { ShellSignals.take($0) }) else {
             throw CommandFailure(message: "cannot start the shell (no thread for its signals): try again",
                                  status: .failure)
         }
-        pthread_detach(thread)
     }
 
     /// What the thread does with one signal.
-    private static func take(_ number: Int32) {
+    static func take(_ number: Int32) {
         if number == SIGINT {
             interrupts.add(1, ordering: .sequentiallyConsistent)
         } else {
@@ -91,23 +75,5 @@ enum ShellSignals {
         guard wakeDescriptor >= 0 else { return }
         var bytes = [UInt8](repeating: 0, count: 64)
         while read(wakeDescriptor, &bytes, bytes.count) > 0 {}
-    }
-
-    /// The name of an ending signal, for the message the shell ends with.
-    static func name(of number: Int32) -> String {
-        switch number {
-        case SIGTERM: "SIGTERM"
-        case SIGHUP: "SIGHUP"
-        case SIGQUIT: "SIGQUIT"
-        case SIGINT: "SIGINT"
-        default: "signal \(number)"
-        }
-    }
-
-    private static func signalSet() -> sigset_t {
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        for number in taken { sigaddset(&signals, number) }
-        return signals
     }
 }

@@ -24,8 +24,13 @@ enum Interruption {
     /// The first signal taken (0 while none), for the command to report.
     private static let received = Atomic<Int32>(0)
 
-    /// Whether ``start()`` ran.
+    /// Whether ``start(taking:)`` ran.
     private static let started = Atomic<Bool>(false)
+
+    /// What the waiting thread does with a signal instead of the default (note it as ``signal`` and interrupt
+    /// the routed handle): the shell's, which cancels a statement on SIGINT and goes on. Written once by
+    /// ``start(taking:)`` before the thread that reads it is created.
+    private nonisolated(unsafe) static var taker: (@convention(c) (Int32) -> Void)?
 
     /// The first interrupting signal this process took, if any.
     static var signal: Int32? {
@@ -63,10 +68,16 @@ enum Interruption {
     /// before any other thread is created (a progress spinner's among them), so that every thread inherits the
     /// blocked signals and only the waiting thread takes them. Idempotent. A signal taken before ``route(to:)``
     /// is kept and interrupts the handle as soon as it is routed.
-    static func start() {
+    ///
+    /// - Parameter taker: What to do with each signal instead of the default (see ``taker``).
+    /// - Returns: Whether the waiting thread runs (false: it could not be created, and the signals keep their
+    ///   default action).
+    @discardableResult
+    static func start(taking taker: (@convention(c) (Int32) -> Void)? = nil) -> Bool {
         guard started.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
-            return
+            return true
         }
+        self.taker = taker
         var set = signalSet()
         pthread_sigmask(SIG_BLOCK, &set, nil)
         var thread = pthread_t()
@@ -75,16 +86,21 @@ enum Interruption {
             while true {
                 var number: Int32 = 0
                 guard sigwait(&set, &number) == 0 else { continue }
+                if let taker = Interruption.taker {
+                    taker(number)
+                    continue
+                }
                 _ = Interruption.received.compareExchange(expected: 0, desired: number, ordering: .acquiringAndReleasing)
                 Interruption.handle.withLock { $0?.interrupt() }
             }
         }, nil)
-        if created == 0 {
-            pthread_detach(thread)
-        } else {
+        guard created == 0 else {
             // No waiting thread: let the signals end the process as before rather than be ignored.
             pthread_sigmask(SIG_UNBLOCK, &set, nil)
+            return false
         }
+        pthread_detach(thread)
+        return true
     }
 
     /// Routes the interrupting signals to `handle` (``start()``s first if needed): the running statement of its
