@@ -12,7 +12,7 @@ extension Database {
     /// - `SQLITE_LIMIT_ATTACHED` is 0 and [`SQLITE_DBCONFIG_ENABLE_ATTACH_CREATE`/`_WRITE`](https://sqlite.org/c3ref/c_dbconfig_defensive.html)
     ///   are off: no database can be attached, and an attachment could neither create nor write a file. Only the
     ///   library's own operations (``attach(_:as:key:)``, ``export(to:key:cipher:replacing:progress:)``,
-    ///   ``migrate(path:key:)``) open them, for their one `ATTACH`; `VACUUM` opens the flags itself, and the guard
+    ///   ``migrate(path:key:willRun:)``) open them, for their one `ATTACH`; `VACUUM` opens the flags itself, and the guard
     ///   raises the limit for its `ATTACH` alone.
     /// - [`SQLITE_DBCONFIG_DEFENSIVE`](https://sqlite.org/c3ref/c_dbconfig_defensive.html): no `writable_schema`,
     ///   no `journal_mode=OFF`, no writes to `schema_version` or to shadow tables.

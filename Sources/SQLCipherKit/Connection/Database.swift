@@ -117,7 +117,7 @@ public final class Database {
         try self.init(path: path, optionalKey: nil, configuration: configuration, preflight: true)
     }
 
-    /// - Parameter preflight: Whether to read the schema before returning; only ``migrate(path:key:)`` skips
+    /// - Parameter preflight: Whether to read the schema before returning; only ``migrate(path:key:willRun:)`` skips
     ///   it, because its first statement must be `PRAGMA cipher_migrate`.
     init(path: String, optionalKey key: Key?, configuration: Database.Configuration, preflight: Bool)
         throws(SQLCipherError) {

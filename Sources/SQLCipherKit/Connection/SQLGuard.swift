@@ -44,7 +44,7 @@ import CSQLCipher
     /// True when the guard raised the engine's attachment limit for `VACUUM`'s own `ATTACH`: lowered again by the
     /// first authorizer call after that `VACUUM` (no `ATTACH` compiles without one).
     var raisedForVacuum = false
-    /// During ``Database/migrate(path:key:)``: what SQLCipher's `cipher_migrate` may do in its nested SQL — attach
+    /// During ``Database/migrate(path:key:willRun:)``: what SQLCipher's `cipher_migrate` may do in its nested SQL — attach
     /// `file` (the database's path with `-migrated`) once, set `cipher_compatibility`, and run the export (which the
     /// engine's gate allows once).
     var cipherMigration: (file: String, attached: Bool)?
@@ -352,7 +352,7 @@ import CSQLCipher
                     + "text of statements and the values in it, to a file in plaintext"
             }
             if name == "cipher_migrate" {
-                return "PRAGMA cipher_migrate is refused on an open connection: use Database.migrate(path:key:)"
+                return "PRAGMA cipher_migrate is refused on an open connection: use Database.migrate(path:key:willRun:)"
             }
             return "PRAGMA \(name) = … is refused after open: changing a cipher setting of an open database makes "
                 + "its pages unreadable (the file is intact), and the cipher_default_… and process-wide settings "

@@ -65,7 +65,7 @@ extension Database {
     /// Upgrades a SQLCipher 1, 2 or 3 database at `path` to SQLCipher 4's format in place, with
     /// `PRAGMA cipher_migrate`, and checks the result by reopening it with SQLCipher 4 settings.
     ///
-    /// The migration runs on a copy of the file in a private folder beside it (``FileReplacement``: SQLCipher's
+    /// The migration runs on a copy of the file in a private folder beside it (as every new file is: SQLCipher's
     /// own `PATH-migrated` work file lands there too, never beside `path` where others may write), and the
     /// checked result is renamed over `path` only when complete: on any failure, or an interrupt, `path` is
     /// untouched.

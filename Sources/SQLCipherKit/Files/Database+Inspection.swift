@@ -2,7 +2,7 @@ import Glibc
 
 extension Database {
     /// Finds which format opens the file at `path` with `key`: SQLCipher 4, 3, 2 or 1, or plain SQLite,
-    /// so old files can be migrated (``migrate(path:key:)``) without guessing.
+    /// so old files can be migrated (``migrate(path:key:willRun:)``) without guessing.
     ///
     /// Every attempt opens the file read-only: nothing is written, and the folder is left as it was found (see
     /// ``checkIntegrity(path:key:cipher:)``). A passphrase costs one key derivation per

@@ -9,7 +9,7 @@ extension Key {
     ///
     /// The file is opened first and then checked through the open descriptor (no window in which it could be
     /// swapped): it must be a regular file on a real file system (not procfs or sysfs; a symbolic link to one is
-    /// followed only when no other user could have replaced the link: ``KeyPathSafety``), owned by the user this process
+    /// followed only when no other user could have replaced the link), owned by the user this process
     /// runs as, and give its group and others no access at all (mode `0600` or `0400`). Its bytes are read
     /// into memory that is wiped afterwards and never become a `String`.
     ///
