@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import SQLCipherKit
 
 #if canImport(Glibc)
@@ -37,6 +38,15 @@ struct SQLCipherKitCommand: ParsableCommand {
     /// Before anything else, and so before any key is read: no core file may hold a key (a crash, or SIGABRT
     /// mid-backup, dumped both keys), and no other process of this user may read this one's memory.
     static func main() {
+        // Without /proc the Swift runtime sees no arguments (it reads /proc/self/cmdline), so every command would
+        // print the help and exit 0 (a `check` in a chroot would always pass), and no new file can be written
+        // through a held folder descriptor: stop, and say why.
+        guard access("/proc/self/fd", F_OK) == 0 else {
+            _ = StandardError.write("sqlcipherkit: /proc is not mounted: it is needed to read the command line and "
+                + "to write files safely; mount it (every container and systemd unit has it; ProtectProc= and "
+                + "ProcSubset=pid keep /proc/self)\n")
+            exit(withError: ExitCode(ExitStatus.failure.rawValue))
+        }
         // A closed pipe on standard output (`… | head`) is a write error the command reports, not a silent death
         // that would leave a half-written output's private folder behind.
         signal(SIGPIPE, SIG_IGN)
@@ -46,6 +56,31 @@ struct SQLCipherKitCommand: ParsableCommand {
             _ = StandardError.write("sqlcipherkit: \(error.message)\n")
             exit(withError: ExitCode(ExitStatus.failure.rawValue))
         }
-        main(nil)
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+        } catch {
+            // ArgumentParser's own messages quote what it could not place ("Unexpected argument 'X'", "Unknown
+            // option '-kX'"), which may be a key typed where it does not belong: never repeated (issue 44).
+            let status = exitCode(for: error)
+            let message = status == .success ? fullMessage(for: error)
+                : withoutArgumentValues(fullMessage(for: error), arguments: arguments)
+            if !message.isEmpty {
+                if status == .success { print(message) } else { _ = StandardError.write(message + "\n") }
+            }
+            exit(withError: status)
+        }
+    }
+
+    /// `message` with every quoted argument of `arguments` that is not an option's name (`--key-env`) replaced by
+    /// a placeholder.
+    static func withoutArgumentValues(_ message: String, arguments: [String]) -> String {
+        let optionName = /^(--[a-z][a-z0-9-]*|-[a-zA-Z])$/
+        var text = message
+        for argument in Set(arguments) where !argument.isEmpty && argument.wholeMatch(of: optionName) == nil {
+            text = text.replacingOccurrences(of: "'\(argument)'", with: "'(a value, not repeated)'")
+        }
+        return text
     }
 }

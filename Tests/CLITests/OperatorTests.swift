@@ -202,10 +202,12 @@ struct OperatorTests {
         // What SIGKILL during `decrypt x.db other.db` leaves: a private folder holding the plaintext copy.
         let leftover = folder.file("other.db.sqlcipherkit-Ab12Cd")
         try FileManager.default.createDirectory(atPath: leftover, withIntermediateDirectories: false)
+        try writeFile(leftover + "/.sqlcipherkit-private", "")
         try writeFile(leftover + "/database", "SQLite format 3\0 leftover plaintext")
         try writeFile(leftover + "/database-journal", "journal")
         let live = folder.file("third.db.sqlcipherkit-Zz99Yy")
         try FileManager.default.createDirectory(atPath: live, withIntermediateDirectories: false)
+        try writeFile(live + "/.sqlcipherkit-private", "")
         try writeFile(live + "/database", "in progress")
         let held = open(live, O_RDONLY | O_DIRECTORY)
         #expect(held >= 0 && flock(held, LOCK_EX | LOCK_NB) == 0)
@@ -390,5 +392,133 @@ struct OperatorTests {
                 continued = text.hasSuffix("\\")
             }
         }
+    }
+
+    // Issue 44's review (an attacker working against the first fixes): each test failed on the code it reviewed.
+
+    @Test("cleanup never empties a folder the library did not make, even one renamed to look like a leftover")
+    func cleanupSparesRenamedFolders() throws {
+        let folder = try TemporaryDirectory()
+        let db = folder.file("c.db")
+        try makeDatabase(db, rows: 3)
+        // The user's own folder, renamed by someone who can write to the parent folder (but not delete in it).
+        let renamed = folder.file("notes.sqlcipherkit-Ab12Cd")
+        try FileManager.default.createDirectory(atPath: renamed, withIntermediateDirectories: false)
+        #expect(chmod(renamed, 0o700) == 0)
+        try writeFile(renamed + "/notes.txt", "the user's notes")
+        try writeFile(renamed + "/database", "a file of the user's that happens to have this name")
+        // An older run's file with journals beside it, one of them a link to a file of the user's.
+        let victim = folder.file("victim.txt")
+        try writeFile(victim, "keep me")
+        let old = folder.file("out.db.sqlcipherkit-DEADBEEF.tmp")
+        try writeFile(old, "leftover")
+        #expect(symlink(victim, old + "-journal") == 0)
+        // Control: a real leftover (a private folder with the library's marker) is removed by the same run.
+        let leftover = folder.file("other.db.sqlcipherkit-Zz99Yy")
+        try FileManager.default.createDirectory(atPath: leftover, withIntermediateDirectories: false)
+        try writeFile(leftover + "/.sqlcipherkit-private", "")
+        try writeFile(leftover + "/database", "SQLite format 3\0 leftover plaintext")
+        let result = try cli(["info", db, "--key-env", "K"])
+        #expect(result.status == 0, "\(result)")
+        #expect(!FileManager.default.fileExists(atPath: leftover), "control: the real leftover is still there")
+        #expect(FileManager.default.fileExists(atPath: renamed + "/notes.txt")
+                && FileManager.default.fileExists(atPath: renamed + "/database"), "the renamed folder was emptied")
+        #expect(!FileManager.default.fileExists(atPath: old), "the older run's file is still there")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep me", "a linked file was removed")
+    }
+
+    /// A database and, beside it, the hot journal a SIGKILL mid-rekey leaves (the old pages, as ciphertext).
+    func databaseWithHotJournal(in folder: TemporaryDirectory) throws -> String {
+        let db = folder.file("j.db")
+        try makeDatabase(db, rows: 40_000)
+        let (killed, _) = try start(["rekey", db, "--key-env", "K", "--new-key-env", "N"])
+        let hot = wait(for: killed) {
+            let header = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: db + "-journal")).readData(ofLength: 8))
+                ?? Data()
+            return header == Data([0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7])
+        }
+        kill(killed.processIdentifier, SIGKILL)
+        killed.waitUntilExit()
+        try #require(hot, "the rekey was not killed mid-way with its journal hot")
+        return db
+    }
+
+    @Test("a journal beside the database that another user owns is never played back; the database's own is")
+    func foreignJournalRefused() throws {
+        try #require(geteuid() == 0, "the journal is given to another user (uid 65534), which needs root (CI runs as root)")
+        let folder = try TemporaryDirectory()
+        let db = try databaseWithHotJournal(in: folder)
+        let before = try contents(of: db)
+        // What an attacker plants: the same bytes (SQLCipher's journal is ciphertext: no key is needed to make one),
+        // owned by them.
+        #expect(chown(db + "-journal", 65534, 65534) == 0)
+        let refused = try cli(["query", db, "SELECT count(*) FROM t", "--key-env", "K"])
+        #expect(refused.status != 0 && refused.stderr.contains("belongs to uid 65534"), "\(refused)")
+        #expect(try contents(of: db) == before, "the foreign journal was played back")
+        // Control: the same journal, the database owner's again, rolls back and the database opens.
+        #expect(chown(db + "-journal", 0, 0) == 0)
+        let recovered = try cli(["query", db, "SELECT count(*) FROM t", "--key-env", "K"])
+        #expect(recovered.status == 0 && recovered.stdout.contains("40000"), "control: \(recovered)")
+        #expect(try contents(of: db) != before, "control: the database's own journal was not played back")
+    }
+
+    @Test("a FIFO planted at the database's journal or log blocks no command")
+    func fifoJournal() throws {
+        let folder = try TemporaryDirectory()
+        let db = folder.file("q.db")
+        try makeDatabase(db, rows: 3)
+        for suffix in ["-journal", "-wal"] {
+            #expect(mkfifo(db + suffix, 0o600) == 0)
+            // Before: every command hung in open(2) (the time limit stands for that hang).
+            for command in [["info", db], ["check", db], ["query", db, "SELECT count(*) FROM t"]] {
+                let result = try CLI.run(command + ["--key-env", "K"], environment: environment, timeout: 60)
+                #expect(result.status != 0 && result.stderr.contains("not a regular file"), "\(suffix) \(command): \(result)")
+            }
+            unlink(db + suffix)
+        }
+        let fine = try cli(["query", db, "SELECT count(*) FROM t", "--key-env", "K"])
+        #expect(fine.status == 0, "\(fine)")
+    }
+
+    @Test("without /proc, every command stops with a message instead of printing the help and exiting 0")
+    func withoutProc() throws {
+        try #require(geteuid() == 0, "unmounting /proc in a mount namespace of its own needs root (CI runs as root)")
+        let result = try runProcess("/usr/bin/unshare", ["-m", "/bin/sh", "-c", "umount -l /proc && exec \"$0\" \"$@\"",
+                                                         CLI.executable, "check", "/nonexistent", "--key-env", "K"],
+                                    environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                                    timeout: 60)
+        #expect(result.status == 1 && result.stderr.contains("/proc is not mounted"), "\(result)")
+    }
+
+    @Test("argument errors and key-file errors never repeat what may be a key")
+    func noValueRepeated() throws {
+        let folder = try TemporaryDirectory()
+        let db = folder.file("n.db")
+        try makeDatabase(db, rows: 3)
+        let secret = "Zq9" + String(repeating: "s3cr3t", count: 50)
+        let existing = folder.file("exists")
+        try writeFile(existing, "x")
+        for arguments in [["-k\(secret)"], ["--raw", secret], ["--key-stdin", secret], ["--key-file", secret],
+                          ["--key-file", existing + "/" + secret], ["--key-credential", secret]] {
+            let result = try cli(["query", db, "SELECT 1"] + arguments, environment: ["CREDENTIALS_DIRECTORY": folder.path])
+            #expect(result.status != 0 && !result.output.contains("s3cr3t"), "\(arguments.first ?? ""): \(result)")
+        }
+    }
+
+    @Test("odd output and database paths: '.', a trailing '/', a name near NAME_MAX")
+    func oddPaths() throws {
+        let folder = try TemporaryDirectory()
+        let db = folder.file("o.db")
+        try makeDatabase(db, rows: 3)
+        for command in [["info", "."], ["check", "."], ["rekey", ".", "--new-key-env", "N"], ["decrypt", db, ".", "--force"],
+                        ["decrypt", db, folder.file("sub/"), "--force"]] {
+            let result = try cli(command + ["--key-env", "K"])
+            // Before: SIGILL (132) in Foundation for '.', and 'sub/' wrote a file named 'sub'.
+            #expect(result.status != 0 && result.status < 128, "\(command): \(result)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.file("sub")), "'sub/' wrote a file named sub")
+        let long = folder.file(String(repeating: "n", count: 240) + ".db")
+        let written = try cli(["decrypt", db, long, "--key-env", "K"])
+        #expect(written.status == 0 && FileManager.default.fileExists(atPath: long), "\(written)")
     }
 }

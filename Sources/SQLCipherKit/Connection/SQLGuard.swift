@@ -352,7 +352,7 @@ import CSQLCipher
                     + "text of statements and the values in it, to a file in plaintext"
             }
             if name == "cipher_migrate" {
-                return "PRAGMA cipher_migrate is refused on an open connection: use Database.migrate(path:key:willRun:)"
+                return "PRAGMA cipher_migrate is refused on an open connection: use Database.migrate(path:key:)"
             }
             return "PRAGMA \(name) = … is refused after open: changing a cipher setting of an open database makes "
                 + "its pages unreadable (the file is intact), and the cipher_default_… and process-wide settings "

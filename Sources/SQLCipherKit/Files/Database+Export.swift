@@ -45,12 +45,6 @@ extension Database {
         let file = try FileReplacement.createTemporary(
             near: targetPath, mode: FileReplacement.mode(from: path, plaintext: key == nil))
         let temporary = file.path
-        guard key != nil || file.isPinned else {
-            // By the folder's name, someone who can write to the target's folder could rename it away and have the
-            // engine write the plaintext into a file of theirs.
-            throw .api(.cannotOpen, "a plaintext copy is written only through a held folder descriptor "
-                + "(/proc/self/fd), and /proc is not mounted here: mount it, or write an encrypted copy", path: path)
-        }
         // The copy is about as large as the source: its growing size measures the progress.
         let expectedBytes = Double(max(1, try pageCount() * pageSize()))
         let report = progress.map { report in

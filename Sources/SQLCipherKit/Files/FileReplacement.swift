@@ -11,14 +11,17 @@ import Synchronization
 /// file system; it is opened at once and held, and locked with `flock` for as long as the object lives, which
 /// tells a later run that it is not a leftover. SQLite opens the file as ``path``: `/proc/self/fd/N/database`,
 /// through the held folder descriptor, so nobody who can write to the target's folder can redirect it, not even
-/// by renaming the private folder away and putting one of their own under its name (issue 44). The engine is
-/// built without `HAVE_READLINK`, so SQLite passes that path to `open` as it is rather than resolving the link to
-/// the folder's name. Where `/proc` is not mounted, ``path`` is the folder's own path and the final rename still
-/// checks the file's device and inode. The rename itself is `renameat` from the held folder to the held target
+/// by renaming the private folder away and putting one of their own under its name (issue 44). The engine keeps
+/// such a path as given (the pin's local change `proc-fd-path-kept`) rather than resolving the link to the
+/// folder's name. Where `/proc` is not mounted, no file is written (there is no such path). The rename itself is `renameat` from the held folder to the held target
 /// folder. Dropping the object removes whatever is left inside the folder, and the folder.
 final class TemporaryFile {
     /// The file's name inside the private folder.
     static let fileName = "database"
+    /// An empty file the library puts in every private folder it makes: what tells leftover cleanup that a folder
+    /// is one of its own. Nobody else can create it there (the folder is 0700 from the start), so a folder of the
+    /// user's that someone renamed to look like a leftover is never emptied (issue 44's review).
+    static let markerName = ".sqlcipherkit-private"
 
     /// The path to give SQLite (see the type's discussion).
     let path: String
@@ -32,8 +35,6 @@ final class TemporaryFile {
     let targetFolderDescriptor: Int32
     /// The private folder's name in the target's folder.
     let folderName: String
-    /// Whether ``path`` goes through the held folder descriptor (false only where `/proc` is not mounted).
-    var isPinned: Bool { path.hasPrefix("/proc/self/fd/") }
 
     init(path: String, folderDescriptor: Int32, fileDescriptor: Int32, targetFolderDescriptor: Int32,
          folderName: String) {
@@ -91,16 +92,29 @@ enum FileReplacement {
         return plaintext ? sourceMode & 0o600 : sourceMode
     }
 
-    /// The folder holding `path` and `path`'s last component.
+    /// The folder holding `path` and `path`'s last component, by the last `/` (`.` when there is none, `/` for a
+    /// file at the root). No Foundation path call: `NSString.deletingLastPathComponent` crashed on ".".
     static func split(_ path: String) -> (folder: String, name: String) {
-        let folder = (path as NSString).deletingLastPathComponent
-        return (folder.isEmpty ? "." : folder, (path as NSString).lastPathComponent)
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let folder = String(path[..<slash])
+        return (folder.isEmpty ? "/" : folder, String(path[path.index(after: slash)...]))
+    }
+
+    /// Throws ``SQLCipherError/Kind/invalidArgument`` unless `path` names a file (not empty, not ending in `/`,
+    /// not `.` or `..`).
+    static func requireFileName(_ path: String) throws(SQLCipherError) {
+        let name = split(path).name
+        guard !name.isEmpty, name != ".", name != ".." else {
+            throw .api(.invalidArgument, "'\(path)' names a folder, not a file: give the path of the file to write",
+                       path: path)
+        }
     }
 
     /// Creates a private folder (0700) beside `path` and a new, empty file in it with `mode` (narrowed by the
     /// umask), held and locked while this process writes it; first removes the leftovers of earlier runs in that
     /// folder that no live process holds (a run that was killed leaves its files, possibly plaintext, behind).
     static func createTemporary(near path: String, mode: mode_t) throws(SQLCipherError) -> TemporaryFile {
+        try requireFileName(path)
         removeLeftovers(inFolderOf: path)
         // Someone who can write to the folder can swap a new private folder before it is opened; that attempt is
         // refused, and a few more are made before giving up.
@@ -121,7 +135,10 @@ enum FileReplacement {
         guard targetFolder >= 0 else {
             throw .api(.cannotOpen, "cannot open the folder of '\(path)': \(errnoText())", path: path)
         }
-        var template = Array((folder + "/" + name + folderMarker + "XXXXXX").utf8CString)
+        // The target's name, shortened so that the folder's name fits NAME_MAX (255 bytes) with the marker.
+        var prefix = Substring(name)
+        while prefix.utf8.count > 200 { prefix = prefix.dropLast() }
+        var template = Array((folder + "/" + prefix + folderMarker + "XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         guard made != nil else {
             let reason = errnoText()
@@ -143,21 +160,35 @@ enum FileReplacement {
                 + "opened (\(reason)): someone else can write to that folder; write to a folder only you can write "
                 + "to", path: path)
         }
-        let file = openat(privateFolder, TemporaryFile.fileName,
-                          O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+        let marker = openat(privateFolder, TemporaryFile.markerName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                            0o600)
+        if marker >= 0 { close(marker) }
+        let file = marker < 0 ? -1 : openat(privateFolder, TemporaryFile.fileName,
+                                            O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard file >= 0 else {
             let reason = errnoText()
             let full = errno == ENOSPC
+            emptyPrivateFolder(privateFolder)
             unlinkat(targetFolder, folderName, AT_REMOVEDIR)
             close(privateFolder)
             close(targetFolder)
             throw .api(full ? .full : .cannotOpen, "cannot create a file beside '\(path)': \(reason)", path: path)
         }
-        // The path SQLite opens: through the held descriptor when /proc shows it, so a rename cannot redirect it.
+        // The path SQLite opens: through the held descriptor, so that no rename can redirect it. Without /proc there
+        // is no such path, and a path by name could be redirected (to a file of someone else's, which would get the
+        // engine's writes): refused.
         let pinned = "/proc/self/fd/\(privateFolder)"
         var viaProc = stat()
-        let base = stat(pinned, &viaProc) == 0 && TemporaryFile.sameFile(viaProc, held) ? pinned : folderPath
-        return TemporaryFile(path: base + "/" + TemporaryFile.fileName, folderDescriptor: privateFolder,
+        guard stat(pinned, &viaProc) == 0, TemporaryFile.sameFile(viaProc, held) else {
+            let temporary = TemporaryFile(path: folderPath + "/" + TemporaryFile.fileName,
+                                          folderDescriptor: privateFolder, fileDescriptor: file,
+                                          targetFolderDescriptor: targetFolder, folderName: folderName)
+            withExtendedLifetime(temporary) {}
+            throw .api(.cannotOpen, "SQLCipherKit writes a new file only through a folder descriptor it holds "
+                + "(/proc/self/fd), and /proc is not mounted here: mount /proc (every container and systemd "
+                + "unit has it; ProtectProc= and ProcSubset=pid keep /proc/self)", path: path)
+        }
+        return TemporaryFile(path: pinned + "/" + TemporaryFile.fileName, folderDescriptor: privateFolder,
                              fileDescriptor: file, targetFolderDescriptor: targetFolder, folderName: folderName)
     }
 
@@ -179,6 +210,12 @@ enum FileReplacement {
             guard fstat(descriptor, &status) == 0, status.st_uid == geteuid() else { continue }
             let isFolder = status.st_mode & S_IFMT == S_IFDIR
             guard isFolder || (status.st_mode & S_IFMT == S_IFREG && name.hasSuffix(".tmp")) else { continue }
+            // A folder only if the library made it (its marker inside); see TemporaryFile.markerName.
+            var marker = stat()
+            if isFolder {
+                guard fstatat(descriptor, TemporaryFile.markerName, &marker, AT_SYMLINK_NOFOLLOW) == 0,
+                      marker.st_mode & S_IFMT == S_IFREG, marker.st_uid == geteuid() else { continue }
+            }
             // A live run holds its lock: leave its files alone.
             guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { continue }
             var named = stat()
@@ -189,7 +226,15 @@ enum FileReplacement {
                 emptyPrivateFolder(descriptor)
                 unlinkat(parent, name, AT_REMOVEDIR)
             } else {
-                for suffix in ["", "-journal", "-wal", "-shm"] { unlinkat(parent, name + suffix, 0) }
+                unlinkat(parent, name, 0)
+                // Its journals too, but only regular files of this user's (never a link or someone else's file).
+                for suffix in ["-journal", "-wal", "-shm"] {
+                    var side = stat()
+                    if fstatat(parent, name + suffix, &side, AT_SYMLINK_NOFOLLOW) == 0, side.st_uid == geteuid(),
+                       side.st_mode & S_IFMT == S_IFREG {
+                        unlinkat(parent, name + suffix, 0)
+                    }
+                }
             }
         }
     }

@@ -70,8 +70,10 @@ extension Key {
                                         + "let systemd provide the credential with `\(unitLine)`")
             }
             guard code == ENOENT else {
+                // Not named: the name given may be the key itself (a long one gives ENAMETOOLONG).
                 throw KeySourceError(kind: .unreadable, source: name,
-                                     message: "cannot open \(what): \(KeyReading.errnoText(code))")
+                                     message: "cannot open the credential of the name given in \(directory) "
+                                        + "(\(KeyReading.errnoText(code)))")
             }
             let present = credentialNames(in: directory)
             throw KeySourceError(kind: .notFound, source: name,

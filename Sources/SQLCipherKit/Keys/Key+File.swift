@@ -30,8 +30,8 @@ extension Key {
             throw KeySourceError(kind: code == ENOENT ? .notFound : .unreadable, source: path,
                                  message: code == ENOENT ? "no such key file (nothing at the path given): give the "
                                     + "path of the file that holds the key, never the key itself"
-                                    : "cannot open \(what): \(KeyReading.errnoText(code)); the user this process "
-                                    + "runs as (uid \(geteuid())) must be able to read it")
+                                    : "cannot open the key file at the path given (\(KeyReading.errnoText(code))); the "
+                                    + "user this process runs as (uid \(geteuid())) must be able to read it")
         }
         defer { close(descriptor) }
         let status = try KeyFileCheck.regularFileStatus(descriptor, source: path, what: what)

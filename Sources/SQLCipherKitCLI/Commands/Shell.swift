@@ -54,9 +54,7 @@ struct Shell: ReportingCommand {
         try ShellSignals.start(interrupting: db.interruptHandle)
 
         let interactive = isatty(STDIN_FILENO) == 1
-        var secrets = keySourceBytes()
-        let filter = HistoryFilter(secrets: secrets)
-        for index in secrets.indices { KeyMemory.wipe(&secrets[index]) }
+        let filter = HistoryFilter(key: sessionKey)
         let history = interactive
             ? ShellHistory(path: ShellHistory.defaultPath(), filter: filter) { reportError("warning: \($0)") }
             : ShellHistory(filter: filter)
@@ -83,45 +81,4 @@ struct Shell: ReportingCommand {
         }
     }
 
-    /// The bytes of the key source's value, as far as the shell can read them again (the variable, the key
-    /// file, the credential), without one trailing line end: the history never keeps a line holding them. A
-    /// command's output and a typed key are not read twice.
-    private func keySourceBytes() -> [[UInt8]] {
-        var bytes: [UInt8]?
-        if let name = key.environmentVariable, let value = ProcessInfo.processInfo.environment[name] {
-            bytes = Array(value.utf8)
-        } else if let file = key.file {
-            bytes = Self.contents(of: file)
-        } else if let credential = key.credential,
-                  let folder = ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"] {
-            bytes = Self.contents(of: folder + "/" + credential)
-        }
-        guard var value = bytes else { return [] }
-        if value.last == UInt8(ascii: "\n") {
-            value.removeLast()
-            if value.last == UInt8(ascii: "\r") { value.removeLast() }
-        }
-        return [value]
-    }
-
-    /// A key file's bytes (the library has checked it already: this read only feeds the history filter),
-    /// without blocking on a FIFO; nil when it cannot be read.
-    private static func contents(of path: String) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
-        var bytes = [UInt8](repeating: 0, count: 65536)
-        var count = 0
-        while count < bytes.count {
-            let read = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, $0.count - count) }
-            if read < 0 && errno == EINTR { continue }
-            guard read > 0 else { break }
-            count += read
-        }
-        let value = Array(bytes[..<count])
-        KeyMemory.wipe(&bytes)
-        return value
-    }
 }

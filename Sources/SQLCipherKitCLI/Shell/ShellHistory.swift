@@ -20,7 +20,7 @@ final class ShellHistory {
 
     /// The lines recorded, oldest first.
     private(set) var entries: [String] = []
-    private var filter: HistoryFilter
+    private let filter: HistoryFilter
     /// The open file, -1 for history in memory only.
     private var descriptor: Int32 = -1
 
@@ -62,7 +62,6 @@ final class ShellHistory {
 
     deinit {
         if descriptor >= 0 { close(descriptor) }
-        filter.wipe()
     }
 
     /// Whether `entry` may be recorded (see ``HistoryFilter``).

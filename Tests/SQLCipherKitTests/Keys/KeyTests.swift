@@ -100,4 +100,18 @@ struct KeyTests {
         #expect(!ours.isEmpty, "the released key's storage was never wiped")
         #expect(buffers.allSatisfy { $0.allSatisfy { $0 == 0 } }, "released key storage still holds bytes")
     }
+
+    @Test("occurs(in:) finds a passphrase and a raw key's hex in any letter case, and nothing else")
+    func occurrence() throws {
+        let passphrase = try Key.passphrase("Correct Horse")
+        #expect(passphrase.occurs(in: "select 'correct horse' as oops;"))
+        #expect(passphrase.occurs(in: "Correct Horse"))
+        #expect(!passphrase.occurs(in: "Correct Hors"))
+        #expect(!passphrase.occurs(in: ""))
+        let hex = String(repeating: "3a7f", count: 16)
+        let raw = try Key.rawKey(hex: Array(hex.utf8))
+        #expect(raw.occurs(in: "x'\(hex.uppercased())'"))
+        #expect(!raw.occurs(in: "x''"), "the blob literal's quotes alone must not match")
+        #expect(!raw.occurs(in: String(hex.dropLast())))
+    }
 }
