@@ -23,7 +23,7 @@ source Vendor/sqlcipher.pin
 AMALGAMATION=Vendor/build/amalgamation
 OUT=Vendor/build/sanitized
 SCRATCH=.build-sanitized
-SUITES="CipherConfigurationMatrixTests|SQLRoutesTests|SQLPromisesTests"
+SUITES="CipherConfigurationMatrixTests|SQLRoutesTests|SQLRoutesAsyncTests|SQLPromisesTests"
 # The least the Swift run must count (Swift Testing's tests), raised with the suites.
 SWIFT_MINIMUM=18
 [ -f "$AMALGAMATION/sqlite3.c" ] && [ -f "$AMALGAMATION/sqlite3.upstream.c" ] || {

@@ -349,7 +349,7 @@ struct DatabasePoolTests {
                     for _ in 0..<20 {
                         try await pool.read { _ in
                             activeReads.update { $0 += 1 }
-                            usleep(2000)
+                            usleep(2000) // off the pool: a pool read's body runs on the library's worker thread
                             activeReads.update { $0 -= 1 }
                         }
                     }
@@ -357,11 +357,13 @@ struct DatabasePoolTests {
             }
             group.addTask {
                 for _ in 0..<5 {
-                    try pool.barrierWrite { db in
-                        if activeReads.get() != 0 { overlap.update { $0 = true } }
-                        try db.execute("INSERT INTO t VALUES (1)")
+                    try await offPool {
+                        try pool.barrierWrite { db in // off the pool: offPool runs it on a thread of its own
+                            if activeReads.get() != 0 { overlap.update { $0 = true } }
+                            try db.execute("INSERT INTO t VALUES (1)")
+                        }
                     }
-                    usleep(5000)
+                    try await Task.sleep(for: .milliseconds(5))
                 }
             }
             try await group.waitForAll()

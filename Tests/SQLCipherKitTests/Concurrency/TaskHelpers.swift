@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 // Helpers of the concurrency tests (pools, queues and their async variants).
@@ -20,4 +21,12 @@ final class Shared<Value: Sendable>: Sendable {
     init(_ value: Value) { self.value = Mutex(value) }
     func get() -> Value { value.withLock { $0 } }
     func update(_ body: (inout Value) -> Void) { value.withLock { body(&$0) } }
+}
+
+/// Runs `body`, which waits synchronously (a barrier write, a semaphore), on a thread of its own and awaits its
+/// outcome: the cooperative pool's threads, two on two cores, stay free for the other async tests (issue 49).
+func offPool<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
 }

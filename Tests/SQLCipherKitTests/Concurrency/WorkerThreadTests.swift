@@ -26,7 +26,7 @@ struct WorkerThreadTests {
                     try await pool.read { _ in
                         let thread = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")) ?? "?"
                         threads.update { $0.insert(thread) }
-                        usleep(2_000)
+                        usleep(2_000) // off the pool: a pool read's body runs on the library's worker thread
                     }
                 }
             }
@@ -41,11 +41,11 @@ struct WorkerThreadTests {
     @Test("a worker set starts threads only as work needs them, up to its limit, and ends them when stopped")
     func workerSetLimit() async throws {
         let workers = WorkerThreads(limit: 2, name: "test-workers")
-        let release = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0) // off the pool: only the worker threads under test wait on it
         let done = Shared(0)
         for _ in 0..<10 {
             workers.submit {
-                release.wait()
+                release.wait() // off the pool: a WorkerThreads job runs on the worker threads under test
                 done.update { $0 += 1 }
             }
         }
