@@ -297,8 +297,11 @@ struct FuzzStatements {
         }
         // Kinds that random SQL on an open, sound connection has no business producing.
         // (.misuse only from the SQL guard: a key pragma or temp_store = FILE the soup happened to spell.)
-        // Every refusal of the guard (Connection/SQLGuard.swift) says "… is refused …" and names the typed API.
-        let guarded = error.kind == .misuse && error.message.contains(" is refused")
+        // Every refusal of the guard (Connection/SQLGuard.swift) says "… is refused …" (or "… are refused …":
+        // SAVEPOINT, RELEASE and ROLLBACK TO of a library savepoint's name, which the soup spells too) and names
+        // the typed API.
+        let guarded = error.kind == .misuse
+            && (error.message.contains(" is refused") || error.message.contains(" are refused"))
         if [.wrongKeyOrNotADatabase, .notSQLCipher, .cannotOpen, .ioError, .misuse].contains(error.kind) && !guarded {
             problems.append("unexpected \(error.kind): \(error) in \(sql.debugDescription.prefix(200))")
         }
