@@ -294,17 +294,7 @@ struct OperatorTests {
         #expect(new.status == 3, "the new key opens the file: \(new)")
 
         // SIGKILL cannot be caught: a hot journal stays. check and info say so, and how to roll it back.
-        let (killed, _) = try start(["rekey", db, "--key-env", "K", "--new-key-env", "N"])
-        // Hot only once SQLite has synced the journal's header (its magic) to write pages into the file: before
-        // that, a journal whose header is zero is no journal, and check rightly says ok.
-        let killedMidway = wait(for: killed) {
-            let header = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: db + "-journal")).readData(ofLength: 8))
-                ?? Data()
-            return header == Data([0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7])
-        }
-        kill(killed.processIdentifier, SIGKILL)
-        killed.waitUntilExit()
-        #expect(killedMidway, "the second rekey was not running mid-way")
+        #expect(try killRekeyOnceJournalIsHot(db), "the second rekey was not running mid-way")
         for command in ["check", "info"] {
             let result = try cli([command, db, "--key-env", "K"])
             #expect(result.status != 0 && result.stderr.contains("hot journal") && result.stderr.contains("sqlcipherkit query"),
@@ -431,6 +421,14 @@ struct OperatorTests {
     func databaseWithHotJournal(in folder: TemporaryDirectory) throws -> String {
         let db = folder.file("j.db")
         try makeDatabase(db, rows: 40_000)
+        try #require(try killRekeyOnceJournalIsHot(db), "the rekey was not killed mid-way with its journal hot")
+        return db
+    }
+
+    /// Starts a rekey of `db` (K to N) and SIGKILLs it once its journal is hot; whether it was still running then.
+    /// Hot only once SQLite has synced the journal's header (its magic) to write pages into the file: before that,
+    /// a journal whose header is zero is no journal, and check rightly says ok.
+    func killRekeyOnceJournalIsHot(_ db: String) throws -> Bool {
         let (killed, _) = try start(["rekey", db, "--key-env", "K", "--new-key-env", "N"])
         let hot = wait(for: killed) {
             let header = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: db + "-journal")).readData(ofLength: 8))
@@ -439,8 +437,7 @@ struct OperatorTests {
         }
         kill(killed.processIdentifier, SIGKILL)
         killed.waitUntilExit()
-        try #require(hot, "the rekey was not killed mid-way with its journal hot")
-        return db
+        return hot
     }
 
     @Test("a journal beside the database that another user owns is never played back; the database's own is")
