@@ -4,7 +4,8 @@ import Testing
 
 /// Real consumers built from dist/ alone. verify-symbols.sh --link-test builds them; each test then checks what
 /// they did with its own eyes (file bytes, ldd, a second run), so a script that only claimed success fails here.
-@Suite("Downstream consumers of dist/", .timeLimit(.minutes(5)))
+@Suite("Downstream consumers of dist/",
+       .hangGuard(.minutes(5), hang: "a consumer that waits forever (for a key on its terminal, say)"))
 struct DownstreamTests {
     private static let plaintextHeader = Data("SQLite format 3\0".utf8)
 

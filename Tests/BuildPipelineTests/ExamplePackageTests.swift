@@ -6,7 +6,9 @@ import Testing
 /// artifact bundle as a binaryTarget, and GRDB.swift 7.10.0 running on that engine instead of the system
 /// SQLite. (The swiftc and pkg-config routes are DownstreamTests.) Each example is built by `swift build` in
 /// its own folder, run with a key in its environment, and its database file is then checked here.
-@Suite("Example packages on the artifact bundle", .serialized, .timeLimit(.minutes(10)))
+@Suite("Example packages on the artifact bundle", .serialized,
+       .hangGuard(.minutes(10),
+                  hang: "an example's swift build or run that waits forever (a package cache lock, a key prompt)"))
 struct ExamplePackageTests {
     static let bundle = Repository.dist + "/SQLCipherEngine.artifactbundle"
 

@@ -6,7 +6,8 @@ import Testing
 /// build applies each one only where it still fits, stops loudly where it does not (a bump decides again), and
 /// records what it applied. The tests run the build's own step (BuildSupport/build/local-changes.sh, sourced the
 /// way build-sqlcipher.sh sources it) on copies of the generated source.
-@Suite("Local changes to the engine's source", .timeLimit(.minutes(5)))
+@Suite("Local changes to the engine's source",
+       .hangGuard(.minutes(5), hang: "a patch step that waits for an answer (patch asking which file)"))
 struct LocalChangesTests {
     /// Sources the pin and the step, then applies the pin's local changes (as PIN_LOCAL_CHANGES, or `$3` when set,
     /// one entry a line) to the file `$1` as SQLite `$2`.

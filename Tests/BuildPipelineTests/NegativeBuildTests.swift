@@ -3,7 +3,8 @@ import ProcessTestSupport
 import Testing
 
 /// The protections that keep the build from shipping plaintext. Each test fails if its protection is removed.
-@Suite("Build refuses what would be unsafe", .timeLimit(.minutes(5)))
+@Suite("Build refuses what would be unsafe",
+       .hangGuard(.minutes(5), hang: "a refused build that waits instead of stopping"))
 struct NegativeBuildTests {
     /// An engine archive compiled from the same amalgamation without SQLITE_HAS_CODEC: plain SQLite.
     /// Compiled once (about 30 s) and shared by the tests that need it.

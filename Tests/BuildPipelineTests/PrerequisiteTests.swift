@@ -2,7 +2,7 @@ import Foundation
 import ProcessTestSupport
 import Testing
 
-@Suite("Prerequisites", .timeLimit(.minutes(10)))
+@Suite("Prerequisites", .hangGuard(.minutes(10), hang: "an install step that waits for an answer"))
 struct PrerequisiteTests {
     /// Makes `folder/bin` a PATH like the machine's (links to its tools) minus the tools whose names start with
     /// `prefix`.

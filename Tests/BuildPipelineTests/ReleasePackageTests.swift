@@ -5,7 +5,8 @@ import Testing
 /// The release package (dist/SQLCipherKit/swiftpm/): the whole Swift API through one `.package` line, with the
 /// verified engine inside as a binary target and no unsafe flag. Each test builds Examples/ReleasePackageConsumer
 /// in a temporary folder against one form of the dependency, runs it, and checks with its own eyes what it did.
-@Suite("Release package: the Swift API through one .package line", .serialized, .timeLimit(.minutes(20)))
+@Suite("Release package: the Swift API through one .package line", .serialized,
+       .hangGuard(.minutes(20), hang: "a consumer's package resolution or build that waits forever"))
 struct ReleasePackageTests {
     static let releaseFolder = Repository.dist + "/swiftpm"
     static let defaultPackage = releaseFolder + "/SQLCipherKit"

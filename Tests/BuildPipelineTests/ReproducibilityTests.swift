@@ -4,7 +4,8 @@ import Testing
 
 // The engine's reproducibility across folders is proven by the second checkout below, which builds its engine from
 // nothing: a second engine build here would only repeat it, for a minute of compiling.
-@Suite("Reproducible engine", .timeLimit(.minutes(15)))
+@Suite("Reproducible engine",
+       .hangGuard(.minutes(15), hang: "a build step that waits forever (a lock of the package cache, a prompt)"))
 struct ReproducibilityTests {
     @Test("a second run reuses the amalgamation and the engine (stamps)")
     func rebuildSkipsUnchangedWork() throws {
@@ -23,7 +24,9 @@ struct ReproducibilityTests {
 
 /// The whole artifact, engine included: a second checkout in another folder builds everything from nothing (its own
 /// amalgamation, engine, Swift build and merge, from the cached tarball) and must produce the same bytes.
-@Suite("Reproducible artifact across checkouts", .timeLimit(.minutes(20)))
+@Suite("Reproducible artifact across checkouts",
+       .hangGuard(.minutes(20),
+                  hang: "a second checkout's build that waits forever (a lock of the package cache, a prompt)"))
 struct CheckoutReproducibilityTests {
     /// What must come out byte-identical: the merged archive, the engine of each triple (x86_64, and aarch64
     /// cross-compiled), the artifact bundle (every file of it, both variants), each release package's engine

@@ -3,7 +3,7 @@ import ProcessTestSupport
 import Testing
 
 /// Where the engine's source comes from: a local file, the cache, or the machine's apt mirror; always checked.
-@Suite("Pinned source", .timeLimit(.minutes(5)))
+@Suite("Pinned source", .hangGuard(.minutes(5), hang: "a fetch from a mirror that never answers"))
 struct SourceTests {
     static let pinnedSHA256 = (try? Pin.current.get().sha256) ?? "(no Vendor/build/pin.json: run ./build-sqlcipher.sh)"
     static let tarballName = (try? Pin.current.get().tarball) ?? "(no Vendor/build/pin.json: run ./build-sqlcipher.sh)"

@@ -5,7 +5,8 @@ import Testing
 
 /// The `sqlcipherkit` contract, by spawning the built executable: commands, exit codes, key sources, no key
 /// ever printed.
-@Suite("sqlcipherkit command-line tool", .timeLimit(.minutes(5)))
+@Suite("sqlcipherkit command-line tool",
+       .hangGuard(.minutes(5), hang: "a command that waits forever (for a key on its terminal, a lock)"))
 struct CLITests {
     /// Passphrases and raw keys used below; none may ever appear in any output.
     static let passphrase = "cli-passphrase-\(UUID().uuidString)"

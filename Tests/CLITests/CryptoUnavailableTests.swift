@@ -8,7 +8,8 @@ import Testing
 /// the error must say OpenSSL is the cause (not a wrong key, not "out of memory", not a crash), and nothing may be
 /// written. Plaintext databases open (Tests/CryptoProvider/faults.c shows it, and that the same holds when only AES
 /// fails, by fault injection: issue 24, item 5).
-@Suite("sqlcipherkit without OpenSSL's algorithms", .timeLimit(.minutes(5)))
+@Suite("sqlcipherkit without OpenSSL's algorithms",
+       .hangGuard(.minutes(5), hang: "a command that waits forever once OpenSSL fails"))
 struct CryptoUnavailableTests {
     static let passphrase = "unavailable-\(UUID().uuidString)"
     static let marker = "unavailable-marker-\(UUID().uuidString)"

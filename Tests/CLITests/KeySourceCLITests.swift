@@ -6,7 +6,8 @@ import Testing
 /// The CLI's key sources that SQLCipherKit reads (a checked --key-file, --key-credential, --new-key-credential,
 /// --key-command) and the backup command: success, each refusal with its message and exit status 64, and no
 /// key in any output or argument.
-@Suite("sqlcipherkit key sources and backup", .timeLimit(.minutes(5)))
+@Suite("sqlcipherkit key sources and backup",
+       .hangGuard(.minutes(5), hang: "a key command or credential read that waits forever"))
 struct KeySourceCLITests {
     static let hex = Hex.string((0..<32).map { _ in UInt8.random(in: 0...255) })
     static let newHex = Hex.string((0..<32).map { _ in UInt8.random(in: 0...255) })

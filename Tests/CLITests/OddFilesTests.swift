@@ -4,7 +4,8 @@ import SQLCipherKit
 import Testing
 
 /// `sqlcipherkit` on files that are not ordinary databases, and the SQL guard through `query` (issue 15).
-@Suite("sqlcipherkit on odd files", .timeLimit(.minutes(10)))
+@Suite("sqlcipherkit on odd files",
+       .hangGuard(.minutes(10), hang: "a command that blocks on an odd file (a FIFO, a device) instead of refusing it"))
 struct OddFilesTests {
     static let environment = ["K": "odd-files-\(UUID().uuidString)"]
 

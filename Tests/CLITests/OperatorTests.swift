@@ -5,7 +5,8 @@ import Testing
 
 /// Issue 44's reproductions: files, signals and messages as an operator (and a local attacker) meets them. Each
 /// test failed on the code before issue 44, and proves in the same run that it can see what it looks for.
-@Suite("sqlcipherkit as an operator meets it (issue 44)", .serialized, .timeLimit(.minutes(10)))
+@Suite("sqlcipherkit as an operator meets it (issue 44)", .serialized,
+       .hangGuard(.minutes(10), hang: "a command that ignores a signal, or blocks on a planted FIFO"))
 struct OperatorTests {
     static let passphrase = CLITests.passphrase
     static let otherPassphrase = CLITests.otherPassphrase

@@ -11,7 +11,8 @@ import Glibc
 /// script drives it, through a pipe; and the output rules it shares with `query` (item 5: every JSON column,
 /// write errors). Synchronous tests in a serialized suite: the pseudo-terminal waits block a thread, never the
 /// cooperative pool.
-@Suite("sqlcipherkit shell", .serialized, .timeLimit(.minutes(5)))
+@Suite("sqlcipherkit shell", .serialized,
+       .hangGuard(.minutes(5), hang: "a shell that never answers on its terminal or never exits"))
 struct ShellTests {
     static let passphrase = "shell-passphrase-\(UUID().uuidString)"
     /// Typed in the session inside a refused `PRAGMA key`: must reach neither the history nor the database.

@@ -7,7 +7,8 @@ import Testing
 /// score; the unit's commands, read from the file, run as the service manager would run them (a credentials
 /// folder, a state folder, the unit's sandbox), leaving an encrypted, checked copy and the one before it; a copy
 /// that fails its check is never rotated in; the README's restore and key rotation run as written.
-@Suite("systemd example (Examples/systemd)", .timeLimit(.minutes(5)))
+@Suite("systemd example (Examples/systemd)",
+       .hangGuard(.minutes(5), hang: "a unit command that waits forever (a rotation that never ends)"))
 struct SystemdExampleTests {
     static let folder = Repository.path("Examples/systemd")
     static let unit = folder + "/app-db-backup.service"

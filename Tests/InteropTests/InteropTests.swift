@@ -12,7 +12,7 @@ import Testing
 @Suite("Interoperability with an independent SQLCipher build (sqlcipher3)",
        .enabled(if: PythonSide.isInstallable,
                 "\(PythonSide.requirement) could not be installed: see the SKIPPED banner on stderr"),
-       .timeLimit(.minutes(10)))
+       .hangGuard(.minutes(10), hang: "a Python side that waits forever (pip, or sqlcipher3 on a locked file)"))
 struct InteropTests {
     // -------------------------------------------------------------------------------------------- data ---
 

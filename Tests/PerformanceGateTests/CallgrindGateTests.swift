@@ -7,7 +7,8 @@ import Testing
 /// each run once under `valgrind --tool=callgrind`, counting only the measured part. Instruction counts do not
 /// depend on the machine's load (the same binary and input give the same count, run after run), so this is a
 /// regression test that cannot flake, not a timed one. BENCHMARKS.md has the full-size workloads.
-@Suite("Callgrind gate: SQLCipherKit / C in instructions", .serialized, .timeLimit(.minutes(20)))
+@Suite("Callgrind gate: SQLCipherKit / C in instructions", .serialized,
+       .hangGuard(.minutes(20), hang: "a workload that never ends under valgrind"))
 struct CallgrindGateTests {
     /// The parts of the workload (GateWorkload's `gatePart…` functions), each gated on its own so that a saving in
     /// one part (transactions prepare BEGIN and COMMIT once, C's loop does not) cannot hide a regression in another.

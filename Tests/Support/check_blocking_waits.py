@@ -10,7 +10,10 @@
 #   B. no test function of a listed suite calls a known blocking wait, except on a line that says why the wait
 #      does not run on the cooperative pool: a trailing comment `// off the pool: REASON` (the body of a
 #      DatabasePool read or write, which runs on the library's worker threads, say); and no listed suite is
-#      without an async test (a sync suite there only takes threads from the async ones).
+#      without an async test (a sync suite there only takes threads from the async ones);
+#   C. no test uses Swift Testing's `.timeLimit`, whose clock starts when the test is scheduled (a test queued behind
+#      others' synchronous work runs out of time before it runs), but `.hangGuard(LIMIT, hang: "WHAT")`
+#      (Tests/ProcessTestSupport/HangGuard.swift), whose clock starts with the body and which names the hang.
 # It prints one "ok: NAME" or "FAIL: NAME: REASON" line per check, as Tests/Support/checks.sh's parts do, and runs
 # its own controls first (--self-test is implied): planted inputs that each rule must catch.
 import os
@@ -22,6 +25,9 @@ BLOCKING = re.compile(r"\b(waitUntilExit|DispatchSemaphore|Thread\.sleep|usleep|
                       r"HelperProcess|CLI\.run|waitForExit|barrierWrite)\s*\(|\.wait\(\s*(timeout:[^)]*)?\)")
 OFF_POOL = re.compile(r"//\s*off the pool:\s*\S")
 TEST_ATTRIBUTE = re.compile(r"^\s*@Test\b")
+TIME_LIMIT = re.compile(r"\.timeLimit\(")
+HANG_GUARD = re.compile(r"\.hangGuard\(")
+NAMED_HANG = re.compile(r'\.hangGuard\(\s*[^,()]+(?:\([^()]*\))?\s*,\s*hang:\s*"[^"\s]')
 FUNC = re.compile(r"\bfunc\s+(\w+)\s*(?:<[^>]*>)?\s*\((.*?)\)\s*(async)?", re.S)
 TYPE = re.compile(r"^\s*(?:@\w+(?:\([^)]*\))?\s*)*(?:public\s+|final\s+)*(?:struct|class|extension|enum)\s+(\w+)")
 
@@ -113,6 +119,15 @@ def check(tests_root, listed):
                         failures.append(f"{relative}:{number}: {suite}.{function} waits synchronously "
                                         f"({text.strip()}): in the async suites' run this holds a cooperative "
                                         "thread; await instead, or say why it runs off the pool (// off the pool: …)")
+        code = re.sub(r"^\s*//.*$", "", open(path, encoding="utf-8").read(), flags=re.M)
+        for match in TIME_LIMIT.finditer(code):
+            number = code.count("\n", 0, match.start()) + 1
+            failures.append(f"{relative}:{number}: .timeLimit starts its clock when the test is scheduled, so it "
+                            "fires for a test queued behind others; use .hangGuard(LIMIT, hang: \"WHAT IT CATCHES\")")
+        for match in HANG_GUARD.finditer(code):
+            if not NAMED_HANG.match(code, match.start()):
+                number = code.count("\n", 0, match.start()) + 1
+                failures.append(f"{relative}:{number}: a .hangGuard without the hang it guards (hang: \"…\")")
     for suite, seen in listed_seen.items():
         if not seen:
             failures.append(f"ASYNC_SUITES lists {suite}, which has no async test here: a sync suite in the async "
@@ -148,8 +163,23 @@ struct SyncTests {
     func plain() throws {}
 }
 """, ["SyncTests"], True),
+        "a planted .timeLimit": ("""
+@Suite("Slow", .timeLimit(.minutes(5)))
+struct SlowTests {
+    @Test("plain")
+    func plain() throws {}
+}
+""", [], True),
+        "a .hangGuard that does not name its hang": ("""
+@Suite("Slow", .hangGuard(.minutes(5), hang: ""))
+struct SlowTests {
+    @Test("plain")
+    func plain() throws {}
+}
+""", [], True),
         "a clean async suite, with a wait that says why it is off the pool": ("""
-@Suite("Pool")
+@Suite("Pool", .hangGuard(.minutes(2),
+                          hang: "a read whose caller is never resumed"))
 struct PoolTests {
     @Test("reads")
     func reads() async throws {
@@ -184,7 +214,8 @@ def main():
         lines += [f"FAIL: blocking waits: {failure}" for failure in failures]
         if not failures:
             lines.append(f"ok: blocking waits: every async test is in ASYNC_SUITES ({len(listed)} suites), and none "
-                         "of their test functions waits synchronously on the cooperative pool")
+                         "of their test functions waits synchronously on the cooperative pool; every time limit is a "
+                         ".hangGuard that names its hang")
     print("\n".join(lines))
     return 1 if any(line.startswith("FAIL") for line in lines) else 0
 

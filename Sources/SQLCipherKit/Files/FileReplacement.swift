@@ -275,9 +275,10 @@ enum FileReplacement {
     }
 
     #if DEBUG
-    /// Test hook (debug builds only): runs with the target's path right before a finished temporary file is
-    /// renamed to it; a throw here stands for any failure at the last moment.
-    static let beforeRename = Mutex<(@Sendable (String) throws(SQLCipherError) -> Void)?>(nil)
+    /// Test hooks (debug builds only), by target path: the hook of a path runs right before a finished temporary
+    /// file is renamed to it; a throw there stands for any failure at the last moment. One per path, so that tests
+    /// running at the same time cannot replace each other's hook.
+    static let beforeRename = Mutex<[String: @Sendable (String) throws(SQLCipherError) -> Void]>([:])
     #endif
 
     /// Renames the finished `temporary` to `path` (replacing it, or only where nothing is, with `replacing` false),
@@ -287,7 +288,7 @@ enum FileReplacement {
     static func move(_ temporary: TemporaryFile, to path: String, replacing: Bool = true) throws(SQLCipherError) {
         let name = split(path).name
         #if DEBUG
-        if let hook = beforeRename.withLock({ $0 }) { try hook(path) }
+        if let hook = beforeRename.withLock({ $0[path] }) { try hook(path) }
         #endif
         var created = stat(), named = stat()
         guard fstat(temporary.fileDescriptor, &created) == 0,

@@ -3,7 +3,8 @@ import ProcessTestSupport
 import Testing
 @testable import SQLCipherKit
 
-@Suite("DatabasePool", .timeLimit(.minutes(5)))
+@Suite("DatabasePool",
+       .hangGuard(.minutes(3), hang: "a pool read or write whose caller is never resumed, or a writer never released"))
 struct DatabasePoolTests {
     static let compatibilities = [4, 3]
 

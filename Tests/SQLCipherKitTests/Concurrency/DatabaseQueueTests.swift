@@ -2,7 +2,7 @@ import ProcessTestSupport
 import Testing
 @testable import SQLCipherKit
 
-@Suite("DatabaseQueue", .timeLimit(.minutes(5)))
+@Suite("DatabaseQueue", .hangGuard(.minutes(2), hang: "a queue job whose caller is never resumed"))
 struct DatabaseQueueTests {
     @Test("a DatabaseQueue serializes concurrent async writes, and reads see committed data")
     func queue() async throws {

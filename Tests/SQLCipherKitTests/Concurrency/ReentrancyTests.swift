@@ -7,8 +7,9 @@ import Testing
 /// A closure that calls its own pool or queue again used to wait forever for the connection the outer call
 /// holds. Each nested call now throws `.misuse` at once. Every case runs on a thread of its own under a
 /// watchdog, so that without the detection the test fails after 20 s instead of hanging the run.
-// The time limit is a guard against a hang of the whole run; the deadlock itself is caught by a 20 s watchdog.
-@Suite("Re-entrant pool and queue calls", .timeLimit(.minutes(10)))
+// The hang guard catches a hang of the whole test; the deadlock itself is caught by a 20 s watchdog.
+@Suite("Re-entrant pool and queue calls",
+       .hangGuard(.minutes(3), hang: "a nested call that deadlocks and a watchdog that fails to report it"))
 struct ReentrancyTests {
     /// The outcome of `body` run on a new thread, or nil when it did not finish within `seconds` (it is then
     /// left blocked: a deadlock cannot be undone).

@@ -3,7 +3,8 @@ import ProcessTestSupport
 import Testing
 @testable import SQLCipherKit
 
-@Suite("Worker threads of async calls", .timeLimit(.minutes(2)))
+@Suite("Worker threads of async calls",
+       .hangGuard(.minutes(2), hang: "an async call whose worker thread never resumes its caller"))
 struct WorkerThreadTests {
     /// The number of threads of this process.
     private func threadCount() throws -> Int {

@@ -3,7 +3,7 @@ import ProcessTestSupport
 import Testing
 @testable import SQLCipherKit
 
-@Suite("Writer sessions", .timeLimit(.minutes(2)))
+@Suite("Writer sessions", .hangGuard(.minutes(2), hang: "a writer session that never hands the writer back"))
 struct WriterSessionTests {
     private func pool(_ folder: TemporaryDirectory, writerWaitTimeout: Duration? = .seconds(60)) throws -> DatabasePool {
         let pool = try DatabasePool(path: folder.file("session.db"), key: .rawKey([UInt8](repeating: 5, count: 32)),

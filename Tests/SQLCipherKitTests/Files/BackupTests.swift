@@ -73,14 +73,12 @@ struct BackupTests {
         let pool = try DatabasePool(path: folder.file("a.db"), key: Self.key.get())
         defer { pool.close() }
         let target = folder.file("b.db")
-        FileReplacement.beforeRename.withLock { hook in
-            hook = { @Sendable temporary throws(SQLCipherError) in
-                // Only this test's file: other tests may be replacing files at the same time.
-                guard temporary.hasPrefix(target) else { return }
-                throw SQLCipherError(kind: .ioError, message: "injected failure")
-            }
+        let hook: @Sendable (String) throws(SQLCipherError) -> Void = { renamed throws(SQLCipherError) in
+            guard renamed == target else { return }
+            throw SQLCipherError(kind: .ioError, message: "injected failure")
         }
-        defer { FileReplacement.beforeRename.withLock { $0 = nil } }
+        FileReplacement.beforeRename.withLock { $0[target] = hook }
+        defer { FileReplacement.beforeRename.withLock { $0[target] = nil } }
         let error = thrownError { try pool.backup(to: target, key: Self.key.get()) }
         #expect(error?.message == "injected failure")
         let names = try folder.names()

@@ -224,15 +224,13 @@ struct CipherOperationTests {
         let original = try contents(of: path)
         let calls = Mutex(0)
         let armed = Mutex(true)
-        FileReplacement.beforeRename.withLock { hook in
-            hook = { @Sendable temporary throws(SQLCipherError) in
-                // Only this test's file: other tests may be replacing files at the same time.
-                guard temporary.hasPrefix(path), armed.withLock({ $0 }) else { return }
-                calls.withLock { $0 += 1 }
-                throw SQLCipherError(kind: .ioError, message: "injected failure")
-            }
+        let hook: @Sendable (String) throws(SQLCipherError) -> Void = { renamed throws(SQLCipherError) in
+            guard renamed == path, armed.withLock({ $0 }) else { return }
+            calls.withLock { $0 += 1 }
+            throw SQLCipherError(kind: .ioError, message: "injected failure")
         }
-        defer { FileReplacement.beforeRename.withLock { $0 = nil } }
+        FileReplacement.beforeRename.withLock { $0[path] = hook }
+        defer { FileReplacement.beforeRename.withLock { $0[path] = nil } }
 
         let error = thrownError { try Database.encrypt(path: path, key: .passphrase("k")) }
         #expect(error?.message == "injected failure")

@@ -24,7 +24,8 @@ struct MultiProcessTests {
     }
 
     @Test("4 API processes and 1 CLI process write one WAL database at once: all acknowledged, clean, no busy",
-          .timeLimit(.minutes(10)))
+          .hangGuard(.minutes(10),
+                     hang: "a writer process that waits forever on a lock another process never releases"))
     func concurrentWriters() throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("shared.db"), keyHex = randomKeyHex()
