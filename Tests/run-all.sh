@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test command (README, docs/TESTING.md, .ci/run): builds the artifact, or finds it up to date, with the tools
-# the downstream tests link with; checks the documents (Tests/Docs: their links, and the DocC catalogue with no
+# the downstream tests link with; checks the documents (Tests/Docs: their links, and the DocC catalogues with no
 # warning); runs every Swift Testing suite (the API, the reliability suite with its child processes, the CLI, the
 # build pipeline, interoperability with an independent SQLCipher build); then runs
 # SQLCipher's own test/sqlcipher.test on a harness built from the shipped engine (Tests/Upstream/harness.sh); then
@@ -109,7 +109,7 @@ joined() {
 declare -A MINIMUM=(
     ["swift test"]=233 ["swift test (async suites)"]=26 ["blocking waits"]=7 ["swift test BuildPipelineTests"]=56
     [upstream]=11 ["upstream (reference provider)"]=11 ["upstream (aarch64, qemu)"]=3 ["sqlite files"]=177
-    ["emulation (aarch64)"]=25 ["Fluent driver"]=50 ["app examples"]=44 ["docs (links, docc)"]=122
+    ["emulation (aarch64)"]=25 ["Fluent driver"]=54 ["app examples"]=44 ["docs (links, docc)"]=369
     ["sanitized (ASan, UBSan)"]=9
 )
 
@@ -213,11 +213,13 @@ if ! run_part build ./build-sqlcipher.sh --test-tools; then
     exit 1
 fi
 
-# The documents (Tests/Docs/run-docs.sh): every relative link in README.md, docs/*.md, BENCHMARKS.md and the
-# READMEs of Vendor/, Examples/ and Tests/ names a file that exists, and every #anchor a heading of its file (GitHub's
-# slugs), one "ok:" or "FAIL:" line per link (check-links.py); then `docc convert` of the SQLCipherKit catalogue
-# with no warning, on symbol graphs built in .build-docs (check-docc.sh), one line. Counted as the emulated part's
-# checks are.
+# The documents (Tests/Docs/run-docs.sh): every Markdown document and DocC article git lists (both catalogues, the
+# benchmark analyses), each relative link naming a file that exists, each #anchor a heading of its file (GitHub's
+# slugs), each <doc:> an article of its catalogue and each symbol link's names declared in its module, one "ok:" or
+# "FAIL:" line per link (check-links.py); then `docc convert` of the SQLCipherKit catalogue with no warning, on
+# symbol graphs built in .build-docs (check-docc.sh), one line. Each runs its planted controls first (a dead link,
+# anchor, <doc:> and symbol link in a synthetic article of a temporary copy must each fail; one line each). Counted
+# as the emulated part's checks are. (The FluentSQLCipherDriver catalogue's `docc convert` is in the driver part.)
 if wanted docs; then
     run_part docs Tests/Docs/run-docs.sh
     count_checks docs "docs (links, docc)" "links and checks" $?
@@ -252,7 +254,8 @@ fi
 # so that swift-nio, fluent-kit, sql-kit and the rest compile once for all of them. Their output is shown, and
 # counted, when they end (after the fuzz part).
 #   driver: Tests/FluentDriver/run-driver-tests.sh: sql-kit's SQLBenchmarker, every FluentBenchmarker group on
-#     encrypted databases, the driver's own tests, one SQLite in its binary.
+#     encrypted databases, the driver's own tests, one SQLite in its binary, and its DocC catalogue and
+#     SQLCipherSQLKit's doc comments converted with no warning (Tests/Docs/check-docc.sh --driver, with its control).
 #   apps: Tests/Examples/run-app-examples.sh: Examples/FluentDriverConsumer, VaporTodo and HummingbirdTodo built
 #     outside the repository on the two generated packages as tagged git repositories; their tests, their
 #     servers with the key from a file or a systemd credential, the files encrypted.

@@ -3,7 +3,8 @@
 # suites: sql-kit's SQLBenchmarker and every group of fluent-kit's FluentBenchmarker on encrypted databases (XCTest,
 # as the suites report with XCTAssert), then the driver's own Swift Testing tests. Then what the binary and the
 # dependency graph hold: one SQLite, SQLCipher's (sqlite3_key_v2 defined; no sqlite_nio_* symbol; neither sqlite-nio
-# nor sqlite-kit resolved).
+# nor sqlite-kit resolved). Last, its DocC catalogue and SQLCipherSQLKit's doc comments converted with no warning
+# (Tests/Docs/check-docc.sh --driver, on this build's symbol graphs).
 #
 # Needs the engine (./build-sqlcipher.sh writes Vendor/build/lib). Prints one "ok: NAME" or "FAIL: NAME" line per
 # test and check, then "DRIVER: N passed, N failed"; exits 1 when anything failed.
@@ -94,5 +95,25 @@ sys.exit(1 if found else 0)'; then
 else
     fail "the resolved graph holds neither sqlite-nio nor sqlite-kit"
 fi
+
+# The driver's DocC catalogue (FluentSQLCipherDriver.docc, ServingUnderLoad included) and SQLCipherSQLKit's doc
+# comments convert with no warning (Tests/Docs/check-docc.sh --driver: the symbol graphs come from this build folder,
+# a few seconds; its planted control first). Here rather than in the docs part, which would have to build swift-nio,
+# fluent-kit and sql-kit a second time (3 minutes from nothing on 2 cores); the docs part checks these articles'
+# links, <doc:> references and symbol names.
+DOCC_LOG=$(mktemp "${TMPDIR:-/tmp}/fluent-driver-docc.XXXXXX") || finish
+../../Tests/Docs/check-docc.sh --driver "${FLUENT_SCRATCH:-.build}" >"$DOCC_LOG" 2>&1
+docc_status=$?
+while IFS= read -r line; do
+    case $line in
+        "ok: "*) ok "${line#ok: }" ;;
+        "FAIL: "*) fail "${line#FAIL: }" ;;
+        *) echo "$line" ;;
+    esac
+done <"$DOCC_LOG"
+grep -q '^FAIL: ' "$DOCC_LOG" || [ "$docc_status" = 0 ] || fail "docc: check-docc.sh --driver exited $docc_status"
+grep -q '^ok: docc: Drivers/' "$DOCC_LOG" || grep -q '^FAIL: ' "$DOCC_LOG" \
+    || fail "docc: check-docc.sh --driver printed no line for the driver's catalogue"
+rm -f "$DOCC_LOG"
 
 finish

@@ -4,7 +4,7 @@ import SQLCipherKit
 import SQLCipherSQLKit
 
 extension DatabaseConfigurationFactory {
-    /// An encrypted SQLite database at `path`, opened with `key`, through SQLCipherKit's ``DatabasePool`` (one
+    /// An encrypted SQLite database at `path`, opened with `key`, through SQLCipherKit's `DatabasePool` (one
     /// writer, several readers).
     ///
     /// ```swift
@@ -12,7 +12,7 @@ extension DatabaseConfigurationFactory {
     ///                   as: .sqlcipher)
     /// ```
     ///
-    /// The file is opened here, once: a wrong key fails at boot with ``SQLCipherError/Kind/wrongKeyOrNotADatabase``,
+    /// The file is opened here, once: a wrong key fails at boot with `SQLCipherError.Kind.wrongKeyOrNotADatabase`,
     /// not at the first request. Foreign keys are enforced (`configuration.database.foreignKeys` is turned on).
     ///
     /// - Parameters:
@@ -22,7 +22,7 @@ extension DatabaseConfigurationFactory {
     ///   - encoder: How bound values are stored (fluent-sqlite-driver's rules by default).
     ///   - decoder: How stored values are read.
     ///   - sqlLogLevel: The level statements are logged at; bound values are never logged.
-    /// - Throws: ``SQLCipherError`` when the database does not open with this key and configuration.
+    /// - Throws: `SQLCipherError` when the database does not open with this key and configuration.
     public static func sqlcipher(path: String, key: Key, configuration: DatabasePool.Configuration = .init(),
                                  encoder: SQLCipherDataEncoder = .init(), decoder: SQLCipherDataDecoder = .init(),
                                  sqlLogLevel: Logger.Level? = .debug) throws -> Self {
@@ -32,7 +32,7 @@ extension DatabaseConfigurationFactory {
                     encoder: encoder, decoder: decoder, sqlLogLevel: sqlLogLevel)
     }
 
-    /// A database that is *not* encrypted at `path`, through SQLCipherKit's ``DatabasePool`` (one writer, several
+    /// A database that is *not* encrypted at `path`, through SQLCipherKit's `DatabasePool` (one writer, several
     /// readers), for data that needs no encryption: a cache, public reference data, or the plaintext side of a
     /// comparison. Plaintext only because this name asks for it; everything else is as
     /// ``sqlcipher(path:key:configuration:encoder:decoder:sqlLogLevel:)`` (WAL, `synchronous=EXTRA`, foreign keys
@@ -48,8 +48,8 @@ extension DatabaseConfigurationFactory {
     ///   - encoder: How bound values are stored (fluent-sqlite-driver's rules by default).
     ///   - decoder: How stored values are read.
     ///   - sqlLogLevel: The level statements are logged at; bound values are never logged.
-    /// - Throws: ``SQLCipherError`` when the file does not open as a plaintext database (an encrypted file fails
-    ///   with ``SQLCipherError/Kind/wrongKeyOrNotADatabase``).
+    /// - Throws: `SQLCipherError` when the file does not open as a plaintext database (an encrypted file fails
+    ///   with `SQLCipherError.Kind.wrongKeyOrNotADatabase`).
     public static func sqlcipher(unencryptedPath path: String, configuration: DatabasePool.Configuration = .init(),
                                  encoder: SQLCipherDataEncoder = .init(), decoder: SQLCipherDataDecoder = .init(),
                                  sqlLogLevel: Logger.Level? = .debug) throws -> Self {

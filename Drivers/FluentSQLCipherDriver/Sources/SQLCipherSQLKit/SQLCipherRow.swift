@@ -1,7 +1,7 @@
 import SQLCipherKit
 import SQLKit
 
-/// A result row for SQLKit: SQLCipherKit's ``SQLCipherKit/Row`` with the decoder that reads its values.
+/// A result row for SQLKit: SQLCipherKit's `Row` with the decoder that reads its values.
 public struct SQLCipherRow: SQLRow {
     /// The row as SQLCipherKit read it.
     public let row: Row

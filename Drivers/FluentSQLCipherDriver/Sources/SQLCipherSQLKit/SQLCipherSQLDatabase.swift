@@ -3,14 +3,14 @@ import NIOCore
 import SQLCipherKit
 import SQLKit
 
-/// SQLKit's `SQLDatabase` over an SQLCipherKit ``SQLCipherKit/DatabasePool``: an encrypted SQLite database for
+/// SQLKit's `SQLDatabase` over an SQLCipherKit `DatabasePool`: an encrypted SQLite database for
 /// SQLKit code.
 ///
-/// A read-only statement (`SELECT`, see ``SQLCipherKit/Statement/isReadOnly``) runs on one of the pool's readers,
+/// A read-only statement (`SELECT`, see `Statement.isReadOnly`) runs on one of the pool's readers,
 /// any other on its writer (each in a transaction of its own); one that starts with `INSERT`, `UPDATE`, `DELETE`,
 /// `REPLACE`, `CREATE`, `DROP` or `ALTER` goes to the writer without being prepared on a reader first.
 /// ``withSession(_:)`` and ``transaction(_:)`` hold the writer for their whole closure, across its `await`s (a
-/// ``SQLCipherKit/WriterSession``): every statement of the closure runs on that connection.
+/// `WriterSession`): every statement of the closure runs on that connection.
 ///
 /// ```swift
 /// let pool = try DatabasePool(path: path, key: .passphrase(passphrase))
