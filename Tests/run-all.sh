@@ -109,7 +109,7 @@ joined() {
 declare -A MINIMUM=(
     ["swift test"]=233 ["swift test (async suites)"]=26 ["blocking waits"]=7 ["swift test BuildPipelineTests"]=56
     [upstream]=11 ["upstream (reference provider)"]=11 ["upstream (aarch64, qemu)"]=3 ["sqlite files"]=177
-    ["emulation (aarch64)"]=25 ["Fluent driver"]=54 ["app examples"]=44 ["docs (links, docc)"]=369
+    ["emulation (aarch64)"]=25 ["Fluent driver"]=54 ["app examples"]=44 ["docs (links, docc)"]=370
     ["sanitized (ASan, UBSan)"]=9
 )
 
