@@ -9,7 +9,7 @@ import Glibc
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
-    fail(usage: "usage: ReliabilityHelper write|rekey|disk-full|at-rest|memory-scan|concurrent-writer|counter-writer|guard-spellings|first-opens|power-loss|sanitizer-control|process-state-control ARGUMENTS")
+    fail(usage: "usage: ReliabilityHelper write|rekey|disk-full|at-rest|memory-scan|concurrent-writer|counter-writer|guard-spellings|first-opens|power-loss|sanitizer-control|process-state-control|route-controls ARGUMENTS")
 }
 let rest = Array(arguments.dropFirst())
 
@@ -26,5 +26,6 @@ case "first-opens": FirstOpens.run(rest)
 case "power-loss": PowerLoss.run(rest)
 case "sanitizer-control": SanitizerControl.run(rest)
 case "process-state-control": ProcessStateControl.run(rest)
+case "route-controls": RouteControls.run(rest)
 default: fail(usage: "unknown subcommand \(command)")
 }

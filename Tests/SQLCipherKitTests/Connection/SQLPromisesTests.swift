@@ -248,6 +248,33 @@ struct SQLPromisesTests {
         #expect(try scene.closeAndScan() == [scene.folder.file("exported.db"), scene.folder.file("opt-in.db")])
     }
 
+    /// The marker scan every promise and route relies on (issue 45: a detector proves in the same run that it sees
+    /// what it looks for), in each of the three places it looks: a file under the scene's folder, a file at the top
+    /// of the temporary folder written since the scene began, and a file this process holds open after unlinking
+    /// it (as SQLite does with its temporary files). Each holds the marker in plaintext and must be found.
+    @Test("control: the marker scan finds plaintext in the folder, in the temporary folder, and in an unlinked open file")
+    func markerScanControl() throws {
+        let scene = try Scene()
+        let marker = Data((scene.marker + "-plaintext-control").utf8)
+        try FileManager.default.createDirectory(atPath: scene.folder.file("sub"), withIntermediateDirectories: true)
+        let inFolder = scene.folder.file("sub/plain.bin")
+        #expect(FileManager.default.createFile(atPath: inFolder, contents: marker))
+        let temporary = FileManager.default.temporaryDirectory.path + "/sqlcipherkit-scan-control-\(getpid())-\(UUID())"
+        #expect(FileManager.default.createFile(atPath: temporary, contents: marker))
+        defer { unlink(temporary) }
+        let unlinkedPath = scene.folder.file("unlinked.bin")
+        #expect(FileManager.default.createFile(atPath: unlinkedPath, contents: marker))
+        let held = open(unlinkedPath, O_RDONLY)
+        #expect(held >= 0)
+        defer { close(held) }
+        unlink(unlinkedPath)
+        let found = try scene.closeAndScan()
+        #expect(found.contains(inFolder), "\(found)")
+        #expect(found.contains(temporary), "\(found)")
+        #expect(found.contains { $0.hasPrefix("open file ") && $0.contains("unlinked.bin") }, "\(found)")
+        #expect(found.count == 3, "only the three planted files: \(found)")
+    }
+
     /// An encrypted database whose `t` holds marker rows, in a fresh folder, written under `configuration`.
     final class Scene {
         static let rowCount = 300

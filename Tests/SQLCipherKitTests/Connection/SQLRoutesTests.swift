@@ -1,3 +1,4 @@
+import CSQLCipher
 import Foundation
 import ProcessTestSupport
 @testable import SQLCipherKit
@@ -9,102 +10,34 @@ import Glibc
 #endif
 
 /// The guard's missing dimension: *who runs the statement*. `SQLPromisesTests` and the generative spelling test
-/// vary how a refused statement is spelled; here every refused family (those of the spelling test, and a schema
-/// that no longer parses) is carried by every route SQL can take on the caller's behalf — a trigger, a view, a
-/// column DEFAULT, a CHECK constraint, a generated column, an index expression, a schema row that SQLCipher's
-/// export runs (planted with `writable_schema`), the library's own export running such a row, a progress callback
-/// of export, backup and encrypt, a pool's writer — and judged by its effect, not by an error: afterwards no new
-/// file exists but the ones a typed API was asked for (and none holds the marker in plaintext), the process-wide
-/// cipher defaults are unchanged, the temp schema holds no copy, temp_store is not FILE, and the database still
-/// opens with its key, holds its rows and passes `cipher_integrity_check` and `integrity_check`.
+/// vary how a refused statement is spelled; here every refused family (``RoutePayload``, those of the spelling test
+/// and a schema that no longer parses) is carried by every route SQL can take on the caller's behalf
+/// (``SQLRoute``) — a trigger, a view, a column DEFAULT, a CHECK constraint, a schema row that SQLCipher's export
+/// runs (planted with `writable_schema`), the library's own export running such a row (planted by another
+/// program), a progress callback of export, backup and encrypt, a pool's writer — and judged by its effect, not by
+/// an error: afterwards no new file exists but the ones a typed API was asked for (and none holds the marker in
+/// plaintext), the process-wide cipher defaults are unchanged, the temp schema holds no copy, temp_store is not
+/// FILE, and the database still opens with its key, holds its rows and passes `cipher_integrity_check` and
+/// `integrity_check`.
+///
+/// Only pairs that can deliver their payload are cases (issue 45): `routeControls` runs every pair of the routes
+/// SQL takes on its own on a connection without the guard and requires an effect for each case and none for each
+/// pair ``SQLRoute/cannotCarry(_:)`` leaves out with its reason; the routes a typed API runs must show that they
+/// ran the payload's statements. A generated column and an index expression are no routes: SQLite refuses a
+/// function that is not deterministic there, which `routeControls` also requires.
 ///
 /// Seen failing on the guard before issue 33 (its three reproductions are the `exportSchemaRow` and
 /// `columnDefault` routes with `attachEmptyKey` and `attachTextKey`, the `exportProgress` route with
 /// `attachEmptyKey` and `cipherDefault`, and `sqlText` with `writableSchemaBrick`).
 @Suite("SQL routes: refused, or without effect, whoever runs the statement")
 struct SQLRoutesTests {
-    /// A refused family: one statement the caller's SQL tries to have run.
-    enum Payload: String, CaseIterable, CustomTestStringConvertible, Sendable {
-        /// A plaintext copy of the data through an attachment.
-        case attachEmptyKey
-        /// A database keyed from SQL text.
-        case attachTextKey
-        /// A process-wide cipher default (every later database).
-        case cipherDefault
-        /// The connection's key changed from SQL text.
-        case rekeyPragma
-        /// A schema that no longer parses: the database would never open again.
-        case writableSchemaBrick
-        /// The whole database copied into another schema.
-        case exportToTemp
-        /// A cipher setting of the open database (its pages would no longer read).
-        case cipherSetting
-        /// `page_size` on the keyed main database, which SQLCipher applies as `cipher_page_size`.
-        case pageSize
-        /// Temporary files, which SQLCipher does not encrypt.
-        case tempStoreFile
-        /// A `VACUUM INTO` copy keyed from a URI (an empty `key=` writes it in plaintext).
-        case vacuumIntoKeyedURI
-        /// A `VACUUM INTO` copy with a small cache, so its pages are read back through the codec (issue 43: on
-        /// settings other than SQLCipher 4's it overflowed the heap, wrote heap memory into the copy, and the copy
-        /// never opened). Allowed on the writer: the copy must open with the database's key and settings.
-        case vacuumInto
-        /// Process-wide state from SQL text: heap limits and the temporary and data folders of every connection.
-        case processWide
-        /// The transaction the library opened, ended from SQL text (a pool's reader and writer, a writer session).
-        case endTransaction
+    typealias Payload = RoutePayload
+    typealias Route = SQLRoute
 
-        var testDescription: String { rawValue }
+    /// Every pair a route carries: the matrix's cases.
+    static let cases: [(Payload, Route)] = Route.allCases.flatMap { route in route.carried.map { ($0, route) } }
 
-        /// The statements, `{dir}` standing for the test folder. Every statement is tried on its own.
-        var statements: [String] {
-            switch self {
-            case .attachEmptyKey:
-                ["ATTACH '{dir}/plain.db' AS p KEY ''", "CREATE TABLE p.leak AS SELECT * FROM main.t"]
-            case .attachTextKey:
-                ["ATTACH '{dir}/keyed.db' AS k KEY 'secret-key-in-sql'", "CREATE TABLE k.leak AS SELECT * FROM main.t"]
-            case .cipherDefault:
-                ["PRAGMA cipher_default_kdf_iter = 1"]
-            case .rekeyPragma:
-                ["PRAGMA rekey = 'secret-key-in-sql'"]
-            case .writableSchemaBrick:
-                ["PRAGMA writable_schema = ON", "UPDATE sqlite_master SET sql = 'CREATE TABLE t(' WHERE name = 't'",
-                 "PRAGMA writable_schema = OFF"]
-            case .exportToTemp:
-                ["SELECT sqlcipher_export('temp')"]
-            case .cipherSetting:
-                ["PRAGMA cipher_use_hmac = OFF", "PRAGMA cipher_page_size = 1024"]
-            case .pageSize:
-                ["PRAGMA main.page_size = 1024", "VACUUM"]
-            case .tempStoreFile:
-                ["PRAGMA temp_store = FILE"]
-            case .vacuumIntoKeyedURI:
-                ["VACUUM INTO 'file:{dir}/vacuumed.db?key='"]
-            case .vacuumInto:
-                ["PRAGMA cache_size = 3", "VACUUM INTO '{dir}/vacuumed.db'"]
-            case .processWide:
-                ["PRAGMA hard_heap_limit = 300000", "PRAGMA soft_heap_limit = 300000",
-                 "PRAGMA temp_store_directory = '{dir}'", "PRAGMA data_store_directory = '{dir}'"]
-            case .endTransaction:
-                ["COMMIT", "ROLLBACK", "END", "BEGIN"]
-            }
-        }
-
-        /// The one statement a schema row can hold (SQLCipher's export runs the first statement of each row).
-        var schemaRow: String { statements[0] }
-    }
-
-    /// Who runs the payload.
-    enum Route: String, CaseIterable, CustomTestStringConvertible, Sendable {
-        case sqlText, poolWriter
-        case trigger, view, columnDefault, checkConstraint, generatedColumn, indexExpression
-        case exportSchemaRow, libraryExportSchemaRow
-        case exportProgress, backupProgress, encryptProgress
-
-        var testDescription: String { rawValue }
-    }
-
-    @Test("Refused or without effect", arguments: Payload.allCases, Route.allCases)
+    @Test("Refused or without effect", arguments: cases)
     func refusedOrWithoutEffect(payload: Payload, route: Route) throws {
         try Self.check(payload, through: route, under: .sqlcipher4)
     }
@@ -114,42 +47,51 @@ struct SQLRoutesTests {
     @Test("Refused or without effect under every other cipher configuration",
           arguments: CipherConfiguration.all.dropFirst(), Route.allCases)
     func refusedOrWithoutEffectUnderEveryConfiguration(configuration: CipherConfiguration, route: Route) throws {
-        for payload in Payload.allCases {
+        for payload in route.carried {
             try Self.check(payload, through: route, under: configuration)
         }
     }
 
-    /// The judgement of one payload carried by one route under one configuration: by its effect.
+    /// The judgement of one payload carried by one route under one configuration: by its effect, read by the
+    /// detector (``RouteEffects``) that `routeControls` shows seeing every case's effect without the guard.
     static func check(_ payload: Payload, through route: Route, under configuration: CipherConfiguration) throws {
         let scene = try SQLPromisesTests.Scene(configuration: configuration)
         let label = "\(payload.rawValue) by \(route.rawValue) under \(configuration.name)"
         #expect(try Self.cipherDefaults() == Self.sqlcipher4Defaults, "a process-wide cipher default had changed")
         #expect(Self.processState() == Self.restingProcessState, "process-wide state had changed before \(label)")
-        let asked = try Self.run(payload, through: route, scene: scene)
-        #expect(Self.processState() == Self.restingProcessState, "process-wide state changed: \(label)")
-        // The connection: no copy in temp, still reading its rows.
-        #expect(try scene.db.scalar(Int.self, "SELECT count(*) FROM temp.sqlite_schema WHERE name = 't'") == 0,
-                "the export copied the database into temp")
-        #expect(try scene.db.scalar(Int.self, "PRAGMA temp_store") != 1, "temp_store is FILE")
-        #expect(try scene.db.scalar(Int.self, "SELECT count(*) FROM t") == SQLPromisesTests.Scene.rowCount,
-                "the open connection no longer reads its rows")
-        // A VACUUM INTO copy, the one file SQL text may write: it must open with the database's key and settings.
-        var files = try FileManager.default.contentsOfDirectory(atPath: scene.folder.path)
-            .filter { !$0.hasPrefix("main.db") }.sorted()
-        let vacuumed = payload == .vacuumInto && files.contains("vacuumed.db")
-        if vacuumed { files.removeAll { $0 == "vacuumed.db" } }
-        #expect(files == asked.sorted(), "\(label): files written: \(files), asked for through a typed API: \(asked)")
+        let detector = RouteEffects(folder: scene.folder.path, marker: scene.marker,
+                                    rowCount: SQLPromisesTests.Scene.rowCount,
+                                    cipherDefaults: { (try? Self.cipherDefaults()) ?? [] })
+        let before = detector.before()
+        let (asked, attempts) = try Self.run(payload, through: route, scene: scene)
+        // The route's own control: it ran the payload's statements (the routes SQL takes alone have theirs in
+        // routeControls, on a connection without the guard).
+        #expect(attempts > 0, "\(label): the route never ran the payload")
+        // A CHECK constraint another program planted (the planted routes) is compiled when the schema loads, and the
+        // guarded connection refuses to load that schema at all ("unsafe use of sqlcipher_export()", trusted_schema
+        // being off): then its reads are not judged (the file is another program's doing), what it wrote and
+        // changed is.
+        var planted = false
+        if !route.plant(for: payload).isEmpty,
+           let error = thrownError({ try scene.db.execute("SELECT count(*) FROM t") }) {
+            #expect(error.message.contains("unsafe use of sqlcipher_export()"), "\(label): \(error)")
+            planted = true
+        }
+        var effects = detector.connectionEffects(reads: !planted) { sql in (try? scene.db.textValue(sql)) ?? nil }
+        // Closed first, so that WAL frames and journals are where they end up; held-open and temporary files too.
         let findings = try scene.closeAndScan()
         #expect(findings.isEmpty, "\(label): plaintext marker in \(findings)")
-        #expect(try Self.cipherDefaults() == Self.sqlcipher4Defaults, "a process-wide cipher default changed")
-        // The database, and a VACUUM INTO copy, open with the key and settings, hold the rows, and check out.
-        for name in ["main.db"] + (vacuumed ? ["vacuumed.db"] : []) {
-            let reopened = try scene.reopen(name)
-            #expect(try reopened.scalar(Int.self, "SELECT count(*) FROM t") == SQLPromisesTests.Scene.rowCount,
-                    "\(label): \(name)")
-            #expect(try reopened.textValue("PRAGMA integrity_check") == "ok", "\(label): \(name)")
-            if configuration.usesHMAC {
-                #expect(try reopened.fetchAll("PRAGMA cipher_integrity_check").isEmpty, "\(label): \(name)")
+        effects += detector.fileEffects(since: before, asked: asked,
+                                        allowedCopy: payload == .vacuumInto ? "vacuumed.db" : nil,
+                                        reopen: planted ? nil : { name in
+            guard let reopened = try? scene.reopen(name) else { return nil }
+            return { sql in (try? reopened.textValue(sql)) ?? nil }
+        })
+        #expect(effects.isEmpty, "\(label): \(effects)")
+        if configuration.usesHMAC && !planted {
+            for name in ["main.db"] + (payload == .vacuumInto && FileManager.default.fileExists(
+                atPath: scene.folder.file("vacuumed.db")) ? ["vacuumed.db"] : []) {
+                #expect(try scene.reopen(name).fetchAll("PRAGMA cipher_integrity_check").isEmpty, "\(label): \(name)")
             }
         }
     }
@@ -174,6 +116,47 @@ struct SQLRoutesTests {
         #expect(child.exitStatus == 0, "\(lines)")
     }
 
+
+    /// Issue 45: a pair that cannot deliver its payload, whatever the guard does, passes as a case; three routes
+    /// of the earlier matrix never could (30 of its 130 cases). So the cases are what this control shows.
+    @Test("control: without the guard every case of the SQL routes has its effect, every pair left out has none, and SQLite refuses a generated column and an index expression (ReliabilityHelper route-controls)")
+    func routeControls() throws {
+        let folder = try TemporaryDirectory()
+        let child = try HelperProcess(["route-controls", folder.path])
+        var lines: [String] = []
+        while let line = child.readLine(timeout: 120) { lines.append(line) }
+        _ = child.finish()
+        #expect(child.exitStatus == 0, "\(lines)\n\(child.standardError)")
+        var hadEffect: [String: Bool] = [:]
+        for line in lines {
+            if line.hasPrefix("seen ") {
+                hadEffect[String(line.dropFirst(5).prefix { $0 != ":" })] = true
+            } else if line.hasPrefix("missed ") {
+                hadEffect[String(line.dropFirst(7))] = false
+            }
+        }
+        for route in Route.sqlReachable {
+            for payload in Payload.allCases where route.takes(payload) {
+                let pair = "\(route.rawValue) \(payload.rawValue)"
+                guard let effect = hadEffect[pair] else {
+                    Issue.record("no control line for \(pair): \(lines)")
+                    continue
+                }
+                if route.controlElsewhere(payload) != nil {
+                    continue
+                } else if let reason = route.cannotCarry(payload) {
+                    #expect(!effect, "\(pair) has an effect without the guard, yet the matrix leaves it out (\(reason)): make it a case")
+                } else {
+                    #expect(effect, "\(pair) has no effect even without the guard, so as a case it could never fail: replace the route's SQL by one that delivers, or leave the pair out with the reason")
+                }
+            }
+        }
+        #expect(hadEffect.count == Route.sqlReachable.map { route in Payload.allCases.filter(route.takes).count }
+            .reduce(0, +), "\(hadEffect.keys.sorted())")
+        for (name, _, refusal) in Route.refusedBySQLite {
+            #expect(lines.contains("refused \(name): \(refusal)"), "\(name): \(lines.filter { $0.contains(name) })")
+        }
+    }
 
     /// `statements` on one pool's writer, each in a write of its own, synchronously.
     static func poolWrite(_ statements: [String], path: String, key: Key) throws {
@@ -259,34 +242,25 @@ struct SQLRoutesTests {
     // MARK: Routes
 
     /// Runs `payload` through `route` on the scene's connection, ignoring refusals; returns the files (names in
-    /// the scene's folder) that a typed API was asked to write.
-    static func run(_ payload: Payload, through route: Route, scene: SQLPromisesTests.Scene) throws -> [String] {
+    /// the scene's folder) that a typed API was asked to write, and how many of the payload's statements the route
+    /// tried to run (the route's own control: a route that never runs its payload cannot fail).
+    static func run(_ payload: Payload, through route: Route, scene: SQLPromisesTests.Scene) throws
+        -> (asked: [String], attempts: Int) {
         let db = scene.db
         let folder = scene.folder.path
+        var attempts = 0
         func attempt(_ statements: [String], on connection: Database? = nil) {
             for statement in statements {
+                attempts += 1
                 _ = try? (connection ?? db).execute(statement.replacingOccurrences(of: "{dir}", with: folder))
             }
         }
-        /// The payload as a temp schema row that `sqlcipher_export('main', 'temp')` runs.
-        func plantRow() {
-            let row = payload.schemaRow.replacingOccurrences(of: "{dir}", with: folder)
-                .replacingOccurrences(of: "'", with: "''")
-            attempt(["CREATE TEMP TABLE zz(x)", "PRAGMA writable_schema = ON",
-                     "UPDATE temp.sqlite_schema SET sql = '\(row)' WHERE name = 'zz'", "PRAGMA writable_schema = OFF"])
-        }
-        /// What a route that can only call a function runs: the payload when it is the export, else the export of
-        /// a planted row.
-        func exportCall() -> String {
-            if payload == .exportToTemp { return "sqlcipher_export('temp')" }
-            plantRow()
-            return "sqlcipher_export('main', 'temp')"
-        }
         /// A table large enough that an export's progress handler fires while `sqlcipher_export` steps (every
         /// 100,000 instructions), so a callback runs inside the export, where SQLCipher has writable_schema on.
-        func growForCallbacks() {
-            attempt(["CREATE TABLE bulk(y)", "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n "
-                     + "WHERE i < 100000) INSERT INTO bulk SELECT printf('%0120d', i) FROM n"])
+        func growForCallbacks() throws {
+            try db.execute("CREATE TABLE bulk(y)")
+            try db.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000) "
+                + "INSERT INTO bulk SELECT printf('%0120d', i) FROM n")
         }
         var asked: [String] = []
         var once = true
@@ -297,47 +271,38 @@ struct SQLRoutesTests {
             guard reports == 1 || fraction >= 1 else { return }
             attempt(payload.statements)
         }
+        if let script = route.script(for: payload, folder: folder) {
+            // Another program's schema objects first (the planted routes), then the route's SQL text: the very
+            // statements routeControls runs without the guard.
+            let planted = route.plant(for: payload)
+            if !planted.isEmpty { try plantWithoutGuard(planted, scene: scene) }
+            attempt(script)
+            return (asked, attempts)
+        }
         switch route {
-        case .sqlText:
-            attempt(payload.statements)
+        case .sqlText, .trigger, .view, .columnDefault, .checkConstraint, .exportSchemaRow, .plantedTrigger,
+             .plantedView, .plantedDefault, .plantedCheck:
+            Issue.record("\(route) has no script")
         case .poolWriter:
             let pool = try DatabasePool(path: scene.folder.file("main.db"), key: scene.key,
                                         configuration: .init(database: scene.configuration.database()))
             _ = try? pool.write { connection in attempt(payload.statements, on: connection) }
             pool.close()
-        case .trigger:
-            let call = exportCall()
-            attempt(["CREATE TABLE fire(x)", "CREATE TRIGGER fire_t AFTER INSERT ON fire BEGIN SELECT \(call); END",
-                     "INSERT INTO fire VALUES (1)"])
-        case .view:
-            let call = exportCall()
-            attempt(["CREATE VIEW v AS SELECT \(call) AS r", "SELECT * FROM v"])
-        case .columnDefault:
-            let call = exportCall()
-            attempt(["CREATE TABLE d(a, b DEFAULT (\(call)))", "INSERT INTO d(a) VALUES (1)"])
-        case .checkConstraint:
-            let call = exportCall()
-            attempt(["CREATE TABLE c(a CHECK (\(call) IS NULL OR 1))", "INSERT INTO c VALUES (1)"])
-        case .generatedColumn:
-            let call = exportCall()
-            attempt(["CREATE TABLE g(a, b AS (\(call)) STORED)", "INSERT INTO g(a) VALUES (1)"])
-        case .indexExpression:
-            let call = exportCall()
-            attempt(["CREATE TABLE i(a)", "CREATE INDEX i_x ON i((\(call)))", "INSERT INTO i VALUES (1)"])
-        case .exportSchemaRow:
-            let call = exportCall()
-            attempt(["SELECT \(call)"])
         case .libraryExportSchemaRow:
-            // The library's own export runs main's schema rows: plant the payload there.
-            let row = payload.schemaRow.replacingOccurrences(of: "{dir}", with: folder)
+            // The library's own export runs main's schema rows: another program (a connection without the guard)
+            // plants the payload there, as an attacker's file would hold it, after a CREATE statement that SQLite
+            // still loads (it parses the first statement; SQLCipher's export would run them all).
+            let row = ("CREATE TABLE zz(x); " + payload.schemaRow.replacingOccurrences(of: "{dir}", with: folder))
                 .replacingOccurrences(of: "'", with: "''")
-            attempt(["CREATE TABLE zz(x)", "PRAGMA writable_schema = ON",
-                     "UPDATE sqlite_schema SET sql = '\(row)' WHERE name = 'zz'", "PRAGMA writable_schema = OFF"])
+            try plantWithoutGuard(["CREATE TABLE zz(x)", "PRAGMA writable_schema = ON",
+                                   "UPDATE sqlite_schema SET sql = '\(row)' WHERE name = 'zz'",
+                                   "PRAGMA writable_schema = OFF"], scene: scene)
+            attempts += 1
             asked.append("exported.db")
             if (try? db.export(to: scene.folder.file("exported.db"), key: scene.key,
                                cipher: scene.configuration.cipher)) == nil { asked.removeAll() }
         case .exportProgress:
-            growForCallbacks()
+            try growForCallbacks()
             asked.append("exported.db")
             if (try? db.export(to: scene.folder.file("exported.db"), key: scene.key,
                                cipher: scene.configuration.cipher, progress: callback)) == nil {
@@ -362,7 +327,27 @@ struct SQLRoutesTests {
                 attempt(payload.statements)
             }
         }
-        return asked
+        return (asked, attempts)
+    }
+
+    /// Runs `statements` on the scene's database from a second connection through SQLite's C API (no guard, as
+    /// another program would write the file), keyed with the scene's key and settings; records an issue when one
+    /// fails.
+    static func plantWithoutGuard(_ statements: [String], scene: SQLPromisesTests.Scene) throws {
+        var raw: OpaquePointer?
+        guard sqlite3_open_v2(scene.folder.file("main.db"), &raw, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else {
+            Issue.record("cannot open the scene's database through the C API")
+            return
+        }
+        defer { sqlite3_close_v2(raw) }
+        _ = scene.key.material.withUnsafeBytes { bytes in sqlite3_key_v2(raw, "main", bytes.baseAddress,
+                                                                          Int32(bytes.count)) }
+        for statement in scene.configuration.cipher.pragmas(schema: "main") + statements {
+            var message: UnsafeMutablePointer<CChar>?
+            let code = sqlite3_exec(raw, statement, nil, nil, &message)
+            #expect(code == SQLITE_OK, "planting \(statement): \(message.map { String(cString: $0) } ?? "")")
+            sqlite3_free(message)
+        }
     }
 
     /// SQLCipher 4's process-wide defaults, as `cipherDefaults()` reads them. Fixed values, not a snapshot: the
