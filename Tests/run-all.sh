@@ -109,7 +109,7 @@ joined() {
 declare -A MINIMUM=(
     ["swift test"]=233 ["swift test (async suites)"]=26 ["blocking waits"]=7 ["swift test BuildPipelineTests"]=56
     [upstream]=11 ["upstream (reference provider)"]=11 ["upstream (aarch64, qemu)"]=3 ["sqlite files"]=187
-    ["sqlite controls"]=11
+    ["sqlite controls"]=15
     ["emulation (aarch64)"]=25 ["Fluent driver"]=50 ["app examples"]=44 ["docs (links, docc)"]=122
     ["sanitized (ASan, UBSan)"]=9
 )

@@ -13,9 +13,23 @@
 #   keyed  every connection to a database file keyed with HARNESS_TEST_KEY below (SQLCIPHERKIT_HARNESS_KEY: the
 #          harness's automatic extension calls sqlite3_key_v2, harness/sqlcipherkit_harness.c), the crash tests'
 #          child processes included, so that a power cut lands on encrypted pages, WAL frames and journals.
-# Each file must report the count the list records, and fail exactly the tests the list names for it and its mode
-# ("differ"), each with its reason; anything else fails the run. A file that asks for no codec (do_not_use_codec) is
-# never run keyed: it reads the file format byte by byte.
+# Each file must report the test count and the error count the list records, and fail exactly the tests the list
+# names for it and its mode ("differ", exact names), each with its reason; anything else fails the run. A file that
+# asks for no codec (do_not_use_codec) is never run keyed: it reads the file format byte by byte.
+#
+# Before anything is built or run:
+#   * the list is checked (harness.sh's check_tests_list: exact names, counts that cover them) and accounts for every
+#     file of its groups in the pinned tarball, read from the tarball itself (check_accounting: each run or left out
+#     in both modes and named on some line; nothing named that the tarball lacks), so that a new upstream file fails
+#     the run until it is read and listed;
+#   * the checker's controls run (self_test), each an "ok: control: …" or "FAIL: control: …" line: the matcher must
+#     accept logs of exactly the recorded failures of keyed walcrash.test and crash7.test and refuse each planted
+#     change (a failure at page size 4096, a count one off, an unnamed error, a listed test passing, each in a form
+#     that only one of its checks can catch), the list check must refuse a glob, and the accounting must refuse a
+#     new file under a left-out glob. Any FAIL stops the run.
+#
+# Arguments: --long also runs the list's "long" entries (the longer command, docs/TESTING.md); --self-test runs only
+# the list checks and the controls.
 #
 # Two more checks, each able to fail:
 #   * the keying is real: every database file the keyed files leave (test.db, test2.db, test.db2…; not journals,
@@ -31,7 +45,8 @@
 # Everything it writes lives under the harness folder (Vendor/build/upstream/, gitignored): sqlite-run/MODE-FILE/
 # (each file's working folder, kept until the next run) and sqlite-logs/MODE-FILE.log.
 #
-# Exit status: 0 every file ran its count with only its listed differences and the checks passed; 1 otherwise.
+# Exit status: 0 every file ran its counts with exactly its listed differences and the checks and controls passed;
+# 1 otherwise.
 # Environment: harness.sh's (CC, UPSTREAM_CRYPTO_PROVIDER, UPSTREAM_HARNESS_SOURCE, UPSTREAM_TIMEOUT, UPSTREAM_SEED;
 # native only), and
 #   SQLITE_TESTS_JOBS   files run side by side (default 2: the machine's cores)
@@ -319,6 +334,11 @@ self_test() {
     synthetic_log "$log" "$((errors + 2))" "${tests:-0}" "${names[@]}" walcrash-7.3.2 walcrash-7.3.3
     got=$(verdict "$log" "${entry[@]}")
     control "a planted walcrash-7.3.2 and 7.3.3 failure (page size 4096) fails keyed walcrash.test" "${got%%:*}" refused "$got"
+    # The same in place of a listed failure, so that the count alone cannot catch it.
+    synthetic_log "$log" "$errors" "${tests:-0}" "${names[@]/#walcrash-7.15.2/walcrash-7.3.2}"
+    got=$(verdict "$log" "${entry[@]}")
+    control "walcrash-7.3.2 (page size 4096) failing in place of the listed walcrash-7.15.2, the count unchanged, fails keyed walcrash.test" \
+        "${got%%:*}" refused "$got"
     # 3. Planted: one failure fewer than pinned (a name listed still fails, but once less: crash7-1.1.integrity
     # fails twice in the recorded run, once for test.db and once for test.db-journal).
     read -r -a names <<<"$(listed_differences "${crash7[@]}")"
@@ -333,19 +353,34 @@ self_test() {
     got=$(verdict "$log" "${crash7[@]}")
     control "a failure count one below the pinned $errors (crash7-1.1.integrity failing once) fails keyed crash7.test" \
         "${got%%:*}" refused "$got"
-    # 4. Planted: an error that is no named failure (files left open, unfreed memory).
-    synthetic_log "$log" "$((errors + 1))" 294 "${twice[@]}"
+    # The name check and the count check each on their own: with the count unchanged, crash7-1.2.integrity
+    # (from_size 4096) fails in place of one of crash7-1.1.integrity's two failures (an unlisted name; every listed
+    # name still fails), then crash7-1.1.integrity passes while crash7-1.5.integrity fails twice more (a listed name
+    # that passes; no unlisted one).
+    synthetic_log "$log" "$errors" 294 crash7-1.2.integrity "${twice[@]:1}"
     got=$(verdict "$log" "${crash7[@]}")
-    control "one error more than the named failures fails keyed crash7.test" "${got%%:*}" refused "$got"
+    control "crash7-1.2.integrity (from_size 4096) failing in place of one of crash7-1.1.integrity's two, the count unchanged, fails keyed crash7.test" \
+        "${got%%:*}" refused "$got"
+    synthetic_log "$log" "$errors" 294 "${twice[@]:2}" crash7-1.5.integrity crash7-1.5.integrity
+    got=$(verdict "$log" "${crash7[@]}")
+    control "crash7-1.1.integrity passing while crash7-1.5.integrity fails twice more, the count unchanged, fails keyed crash7.test" \
+        "${got%%:*}" refused "$got"
+    # 4. Planted: an error that is no named failure (files left open, unfreed memory, a crash after the last test):
+    # the pinned count of errors, one of them unnamed (crash7-1.1.integrity named once, still failed).
+    synthetic_log "$log" "$errors" 294 "${twice[@]:1}"
+    got=$(verdict "$log" "${crash7[@]}")
+    control "$errors errors, the pinned count, but one of them no named failure, fails keyed crash7.test" "${got%%:*}" refused "$got"
     # 5. Planted: a listed test passes.
     synthetic_log "$log" "$((errors - 2))" 294 "${twice[@]:2}"
     got=$(verdict "$log" "${crash7[@]}")
     control "a listed test that passes (crash7-1.1.integrity) fails keyed crash7.test" "${got%%:*}" refused "$got"
-    # 6. A glob in a differ line is refused by the list check.
-    { cat "$TESTS_LIST"; echo "differ keyed test/walcrash.test walcrash-7.* a glob reaches what its reason does not explain"; } \
-        >"$dir/glob.txt"
-    if (check_tests_list "$dir/glob.txt") >/dev/null 2>&1; then got=accepted; else got=refused; fi
-    control "a glob (walcrash-7.*) in a differ line fails the list check" "$got" refused
+    # 6. A glob in a differ line is refused by the list check: walcrash-7.* in place of the exact names of the
+    # iterations at 4096 (what the list held before issue 45; the counts stay consistent, so only the glob can fail).
+    sed -E 's/^(differ keyed test\/walcrash\.test )walcrash-7\.\{15,27,93\}\.\{2,3,4\} /\1walcrash-7.* /' "$TESTS_LIST" >"$dir/glob.txt"
+    if ! grep -q '^differ keyed test/walcrash.test walcrash-7\.\* ' "$dir/glob.txt"; then
+        got="not planted: no walcrash-7.{15,27,93}.{2,3,4} line in the list"
+    elif (check_tests_list "$dir/glob.txt") >/dev/null 2>&1; then got=accepted; else got=refused; fi
+    control "a glob (walcrash-7.*) in a differ line fails the list check" "$got" refused "$got"
     # 7. Accounting: the list against the pinned tarball's files, then with a new file under a left-out glob.
     tarball_files >"$dir/files.txt"
     if check_accounting "$TESTS_LIST" "$dir/files.txt"; then got=accepted; else got="refused: $ACCOUNTING_PROBLEMS"; fi
