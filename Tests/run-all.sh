@@ -108,7 +108,8 @@ joined() {
 # and SQLite's files their files; the emulated, driver and app parts their ok: lines; the documents their links and the docc check.
 declare -A MINIMUM=(
     ["swift test"]=235 ["swift test (async suites)"]=26 ["blocking waits"]=7 ["swift test BuildPipelineTests"]=56
-    [upstream]=11 ["upstream (reference provider)"]=11 ["upstream (aarch64, qemu)"]=3 ["sqlite files"]=177
+    [upstream]=11 ["upstream (reference provider)"]=11 ["upstream (aarch64, qemu)"]=3 ["sqlite files"]=199
+    ["sqlite controls"]=15
     ["emulation (aarch64)"]=25 ["Fluent driver"]=54 ["app examples"]=44 ["docs (links, docc)"]=370
     ["sanitized (ASan, UBSan)"]=9
 )
@@ -318,10 +319,22 @@ if wanted upstream; then
 fi
 
 # SQLite's own test files on the same harness (Tests/Upstream/run-sqlite-tests.sh): FTS5, temporary storage, WAL,
-# journal and pager files plain, the crash files with every connection keyed, each against the count and the
-# differences Tests/Upstream/sqlite-tests.txt records; one count per file (its lines "  MODE FILE  N tests, …").
+# journal and pager files plain, the crash files with every connection keyed, each against the test count, the
+# error count and the exact differences Tests/Upstream/sqlite-tests.txt records; one count per file (its lines
+# "  MODE FILE  N tests, …"). Before any file runs, the script shows its checker failing where it must (planted
+# failures, a planted new upstream file: its "ok: control:" lines) and the list accounting for every file of its
+# groups ("ok: accounting"): those ok: lines are counted too, as "sqlite controls".
 if wanted sqlite; then
     run_file_part "sqlite files" '^  (plain|keyed) +[^ ]+\.test +[0-9]+ tests, ' Tests/Upstream/run-sqlite-tests.sh
+    sqlite_controls=$(grep -c '^ok: ' "$LOGS/sqlite files.log")
+    if grep -q '^FAIL: ' "$LOGS/sqlite files.log"; then
+        while IFS= read -r line; do failed "sqlite controls: $(short "${line#FAIL: }")"; done \
+            < <(grep '^FAIL: ' "$LOGS/sqlite files.log")
+    else
+        PASSED=$((PASSED + sqlite_controls))
+        PARTS+=("sqlite controls: $sqlite_controls checks")
+        require_minimum "sqlite controls" "$sqlite_controls" "checks"
+    fi
 fi
 
 # The aarch64 engine under qemu-user-static (Tests/Emulation): the C consumer on the bundle's aarch64 variant,

@@ -475,14 +475,59 @@ failed_tests() {
     sed -n 's/^!Failures on these tests: //p' "$1" | tail -n1 | tr ' ' '\n' | sed '/^$/d' | sort
 }
 
+# Whether the failures LOG reports are exactly those expected: EXPECTED, the names listed as differing (exact names,
+# space-separated, each once: expand_test_names has already expanded the list's braces), and ERRORS, the number of
+# errors pinned for the file (a name may fail more than once: crash7.test's integrity checks do). STATUS is
+# testfixture's exit status. The log's "N errors out of M tests" line must say ERRORS; every error must be a named
+# failure (an unnamed one, "files were left open" or "Unfreed memory", is a failure of its own); every name that
+# failed must be listed and every name listed must have failed; the status must be 0 with no error, 1 with some.
+# Sets MATCH_PROBLEMS (a sentence, empty when it returns 0), RUN_ERRORS and RUN_TESTS (from the log). Reads nothing
+# but LOG, so that run-sqlite-tests.sh's controls run it on logs of their own making.
+match_failures() {
+    local log=$1 expected=$2 errors=$3 status=$4 summary name got failed_count=0 problems=()
+    local -A listed=() seen=()
+    summary=$(grep -E '^[0-9]+ errors out of [0-9]+ tests' "$log" | tail -n1 || true)
+    if [ -z "$summary" ]; then
+        MATCH_PROBLEMS="no 'N errors out of M tests' line" RUN_ERRORS= RUN_TESTS=
+        return 1
+    fi
+    RUN_ERRORS=$(sed -E 's/^([0-9]+) errors out of ([0-9]+) tests.*/\1/' <<<"$summary")
+    RUN_TESTS=$(sed -E 's/^([0-9]+) errors out of ([0-9]+) tests.*/\2/' <<<"$summary")
+    for name in $expected; do listed[$name]=1; done
+    got=$(failed_tests "$log")
+    local unexpected=() unmatched=()
+    while IFS= read -r name; do
+        [ -n "$name" ] || continue
+        failed_count=$((failed_count + 1))
+        [ -n "${seen[$name]:-}" ] || { seen[$name]=1; [ -n "${listed[$name]:-}" ] || unexpected+=("$name"); }
+    done <<<"$got"
+    for name in $expected; do [ -n "${seen[$name]:-}" ] || unmatched+=("$name"); done
+    [ "$RUN_ERRORS" = "$errors" ] \
+        || problems+=("$RUN_ERRORS errors where Tests/Upstream/sqlite-tests.txt pins $errors")
+    [ "$failed_count" = "$RUN_ERRORS" ] \
+        || problems+=("$RUN_ERRORS errors but $failed_count named failures (an error that is not a failed test: files left open, unfreed memory, a crash)")
+    if [ ${#unexpected[@]} -gt 0 ]; then
+        local text=${unexpected[*]:0:20}
+        [ ${#unexpected[@]} -le 20 ] || text+=" and $((${#unexpected[@]} - 20)) more"
+        problems+=("failed, not a listed difference: $text")
+    fi
+    [ ${#unmatched[@]} = 0 ] \
+        || problems+=("listed as differing but passed (remove from Tests/Upstream/sqlite-tests.txt): ${unmatched[*]:0:20}")
+    { [ "$status" = 0 ] && [ "$RUN_ERRORS" = 0 ]; } || { [ "$status" = 1 ] && [ "$RUN_ERRORS" != 0 ]; } \
+        || problems+=("exit status $status with $RUN_ERRORS errors")
+    MATCH_PROBLEMS=$(IFS=';'; printf '%s' "${problems[*]}" | sed 's/;/; /g')
+    [ ${#problems[@]} = 0 ]
+}
+
 # Runs testfixture on SCRIPT (a path under the extracted tarball, e.g. test/wal.test) into LOG, in the working folder
 # RUN under UPSTREAM_DIR, through seeded.tcl; SEEDINGS is how many times the run must seed Tcl's generator (1 for a
-# file, 1 + its files for the suite runner); EXPECTED is the tests that differ on this build (space-separated names,
-# sqlite-tests.txt): they must fail, and nothing else may. Further arguments are VAR=VALUE settings for the run.
-# Sets RUN_ERRORS, RUN_TESTS, RUN_STATUS; dies on any other outcome.
+# file, 1 + its files for the suite runner); EXPECTED is the tests that differ on this build (exact names,
+# space-separated, sqlite-tests.txt) and ERRORS the number of errors pinned for it: those names must fail, nothing
+# else may, and the errors must number exactly ERRORS (match_failures). Further arguments are VAR=VALUE settings
+# for the run. Sets RUN_ERRORS, RUN_TESTS, RUN_STATUS; dies on any other outcome.
 run_testfixture() {
-    local script=$1 log=$2 run=$3 seedings=$4 expected=$5 seeded
-    shift 5
+    local script=$1 log=$2 run=$3 seedings=$4 expected=$5 errors=$6 seeded
+    shift 6
     rm -rf "${UPSTREAM_DIR:?}/$run"
     mkdir -p "$UPSTREAM_DIR/$run"
     RUN_STATUS=0
@@ -492,53 +537,23 @@ run_testfixture() {
     (cd "$WORK/up/$run" && env "$@" timeout "$UPSTREAM_TIMEOUT" ${RUN_PREFIX[@]+"${RUN_PREFIX[@]}"} "$WORK/up/testfixture" \
         "$WORK/up/seeded.tcl" "$UPSTREAM_SEED" "$WORK/up/src/$script") >"$log" 2>&1 </dev/null || RUN_STATUS=$?
     [ "$RUN_STATUS" != 124 ] || die "$script did not finish within ${UPSTREAM_TIMEOUT}s (log: $log; $(seed_note))"
-    local summary
-    summary=$(grep -E '^[0-9]+ errors out of [0-9]+ tests' "$log" | tail -n1 || true)
-    if [ -z "$summary" ]; then
+    if ! grep -qE '^[0-9]+ errors out of [0-9]+ tests' "$log"; then
         tail -n 30 "$log" >&2
         die "no 'N errors out of M tests' line: $script did not finish (exit $RUN_STATUS, log: $log; $(seed_note))"
     fi
     seeded=$(grep -cE "$(seeded_line)" "$log" || true)
     [ "$seeded" = "$seedings" ] \
         || die "$script: Tcl's rand() was seeded $seeded times, $seedings expected (once per file sourced): a file ran unseeded, its random data not replayable (see write_seeded_tcl; log: $log)"
-    RUN_ERRORS=$(sed -E 's/^([0-9]+) errors out of ([0-9]+) tests.*/\1/' <<<"$summary")
-    RUN_TESTS=$(sed -E 's/^([0-9]+) errors out of ([0-9]+) tests.*/\2/' <<<"$summary")
-    if [ "$RUN_ERRORS" = 0 ] && [ "$RUN_STATUS" = 1 ] && memstatus_is_sole_failure "$script" "$log"; then
+    local status=$RUN_STATUS
+    if grep -E '^[0-9]+ errors out of [0-9]+ tests' "$log" | tail -n1 | grep -qE '^0 errors ' && [ "$RUN_STATUS" = 1 ] \
+        && memstatus_is_sole_failure "$script" "$log"; then
         note "$script: \"$(grep '^Unfreed memory: ' "$log")\" is its memory statistics being off (see MEMSTATUS_OFF_FILES), not a leak"
-        RUN_STATUS=0
+        status=0 RUN_STATUS=0
     fi
-    # The listed differences are names or glob patterns (crash3-1.*): every test that failed must match one, every
-    # one must match a test that failed, and every error must be a named failed test (an unnamed one, "files were
-    # left open" or "Unfreed memory", is a failure of its own).
-    local pattern name got failed_count=0 unexpected=() unmatched=() matched patterns=()
-    read -r -a patterns <<<"$expected" # read splits without expanding the globs
-    got=$(failed_tests "$log")
-    while IFS= read -r name; do
-        [ -n "$name" ] || continue
-        failed_count=$((failed_count + 1)) matched=no
-        for pattern in ${patterns[@]+"${patterns[@]}"}; do
-            # shellcheck disable=SC2053 # the pattern is a glob on purpose
-            [[ $name != $pattern ]] || { matched=yes; break; }
-        done
-        [ "$matched" = yes ] || unexpected+=("$name")
-    done <<<"$got"
-    for pattern in ${patterns[@]+"${patterns[@]}"}; do
-        matched=no
-        while IFS= read -r name; do
-            # shellcheck disable=SC2053
-            [ -z "$name" ] || [[ $name != $pattern ]] || { matched=yes; break; }
-        done <<<"$got"
-        [ "$matched" = yes ] || unmatched+=("$pattern")
-    done
-    if [ ${#unexpected[@]} = 0 ] && [ ${#unmatched[@]} = 0 ] && [ "$RUN_ERRORS" = "$failed_count" ] \
-        && { [ "$RUN_STATUS" = 0 ] || { [ "$RUN_STATUS" = 1 ] && [ "$RUN_ERRORS" != 0 ]; }; }; then
-        return 0
-    fi
+    match_failures "$log" "$expected" "$errors" "$status" && return 0
     grep -E '^!Failures on these tests:|files were left open$|^Unfreed memory: ' "$log" | cut -c1-2000 >&2 || true
     grep -E -B2 -A6 '^! ' "$log" | head -n 60 >&2 || true
-    local unexpected_text=${unexpected[*]:0:20} missing=${unmatched[*]}
-    [ ${#unexpected[@]} -le 20 ] || unexpected_text+=" and $((${#unexpected[@]} - 20)) more"
-    die "$script failed on the shipped engine ($RUN_ERRORS errors, exit $RUN_STATUS${unexpected_text:+; failed, not a listed difference: $unexpected_text}${missing:+; listed as differing but no test of it failed (remove from Tests/Upstream/sqlite-tests.txt): $missing}; log: $log; $(seed_note))"
+    die "$script failed on the shipped engine ($RUN_ERRORS errors, exit $RUN_STATUS: $MATCH_PROBLEMS; log: $log; $(seed_note))"
 }
 
 # ------------------------------------------------------------------------------------- the list of tests ---
@@ -547,37 +562,138 @@ run_testfixture() {
 # every upstream test, SQLite's or SQLCipher's, that differs on this build (with why). Its header gives the format.
 TESTS_LIST=$ROOT/Tests/Upstream/sqlite-tests.txt
 
-# Checks the list's lines: each a comment, blank, or one of
-#   run MODE FILE TESTS   |   differ MODE FILE TEST REASON…   |   leave MODE FILE REASON…
-# (MODE plain or keyed; differ and leave also take all, and differ a "+root" suffix: only when run as root), and no
-# file both run and left out in one mode.
+# The exact test names a differ line's TEST field stands for, one a line: the field itself, or its braces expanded
+# as bash would ({a,b,c} each name; {N..M} and {N..M..STEP} each number), without a shell, and without globs: a field
+# with *, ? or [ is refused (returns 1), so that a list entry can only name tests, never match what its reason does
+# not explain. walcrash-7.{6..96..6}.{2,4} is walcrash-7.6.2, walcrash-7.6.4, walcrash-7.12.2, … walcrash-7.96.4.
+expand_test_names() {
+    local token=$1 prefix body rest item step
+    [[ $token != *[\*\?\[]* ]] || return 1
+    if [[ $token =~ ^([^{}]*)\{([^{}]*)\}(.*)$ ]]; then
+        prefix=${BASH_REMATCH[1]} body=${BASH_REMATCH[2]} rest=${BASH_REMATCH[3]}
+        if [[ $body =~ ^([0-9]+)\.\.([0-9]+)(\.\.([1-9][0-9]*))?$ ]]; then
+            # Copied out first: the recursive calls' own matches overwrite BASH_REMATCH.
+            local first=$((10#${BASH_REMATCH[1]})) last=$((10#${BASH_REMATCH[2]}))
+            step=${BASH_REMATCH[4]:-1}
+            [ "$first" -le "$last" ] || return 1
+            for ((item = first; item <= last; item += step)); do
+                expand_test_names "$prefix$item$rest" || return 1
+            done
+        elif [[ $body == *,* ]]; then
+            local items=()
+            IFS=, read -r -a items <<<"$body"
+            for item in "${items[@]}"; do
+                [ -n "$item" ] || return 1
+                expand_test_names "$prefix$item$rest" || return 1
+            done
+        else
+            return 1
+        fi
+    elif [[ $token == *[{}]* ]]; then
+        return 1
+    else
+        printf '%s\n' "$token"
+    fi
+}
+
+# Checks the list's lines (LIST, default TESTS_LIST; a control passes one of its own): each a comment, blank, or
+# one of
+#   run MODE FILE TESTS ERRORS   |   long MODE FILE TESTS ERRORS   |   differ MODE FILE TEST REASON…
+#   leave MODE FILE REASON…      |   group PATTERN DESCRIPTION…
+# (MODE plain or keyed; differ and leave also take all, and differ a "+root" suffix: only when run as root); no file
+# both run and left out in one mode, nor run twice in one mode; every differ field expands to exact names (no glob),
+# no name listed twice for a file and mode; a file's pinned ERRORS is 0 exactly when no test of it is listed, and
+# at least the number of names listed for it (a name may fail more than once, never less than once).
 check_tests_list() {
-    [ -f "$TESTS_LIST" ] || die "$TESTS_LIST is missing"
+    local list=${1:-$TESTS_LIST}
+    [ -f "$list" ] || die "$list is missing"
     local bad
     bad=$(awk '
         /^[[:space:]]*(#|$)/ { next }
-        $1 == "run" && NF == 4 && ($2 == "plain" || $2 == "keyed") && $4 ~ /^[0-9]+$/ { run[$2 " " $3] = 1; next }
+        ($1 == "run" || $1 == "long") && NF == 5 && ($2 == "plain" || $2 == "keyed") && $4 ~ /^[0-9]+$/ && $5 ~ /^[0-9]+$/ {
+            if (($2 " " $3) in run) printf "line %d: %s %s is run twice\n", NR, $2, $3
+            run[$2 " " $3] = 1; next
+        }
         $1 == "differ" && NF >= 5 && $2 ~ /^(plain|keyed|all)(\+root)?$/ { next }
         $1 == "leave" && NF >= 4 && ($2 == "plain" || $2 == "keyed" || $2 == "all") {
             if ($2 == "all") { left["plain " $3] = 1; left["keyed " $3] = 1 } else left[$2 " " $3] = 1
             next
         }
+        $1 == "group" && NF >= 3 { next }
         { printf "line %d: %s\n", NR, $0 }
-        END { for (f in run) if (f in left) printf "%s is both run and left out\n", f }' "$TESTS_LIST")
-    [ -z "$bad" ] || die "$TESTS_LIST: malformed:"$'\n'"$bad"
+        END { for (f in run) if (f in left) printf "%s is both run and left out\n", f }' "$list")
+    [ -z "$bad" ] || die "$list: malformed:"$'\n'"$bad"
+    # Every differ field names exact tests, no name twice for a file and mode.
+    local expanded duplicates
+    expanded=$(expanded_differences "$list") || die "$list: $expanded"
+    duplicates=$(cut -d' ' -f1-3 <<<"$expanded" | sed -E 's/^(plain|keyed|all)\+root /\1 /' | sort | uniq -d | head -n 5)
+    [ -z "$duplicates" ] || die "$list: listed twice for one file and mode: $(tr '\n' ';' <<<"$duplicates")"
+    # Each run entry's pinned errors against the names listed for it, as an unprivileged user and as root (the
+    # +root names count only then): 0 exactly when no name is listed, and at least one error per name.
+    bad=$(awk '
+        FNR == NR {
+            m = $1; r = sub(/\+root$/, "", m)
+            if (m == "all") { n["plain " $2, r]++; n["keyed " $2, r]++ } else n[m " " $2, r]++
+            next
+        }
+        ($1 == "run" || $1 == "long") {
+            k = $2 " " $3; names = n[k, 0]; rootnames = names + n[k, 1]
+            if ((names == 0) != ($5 == 0)) printf "%s %s pins %d errors with %d tests listed for it\n", $1, k, $5, names
+            if ($5 < names) printf "%s %s pins %d errors, fewer than the %d tests listed for it (each fails at least once)\n", $1, k, $5, names
+            if ((rootnames == 0) != ($5 + n[k, 1] == 0)) printf "%s %s as root: %d errors with %d tests listed\n", $1, k, $5 + n[k, 1], rootnames
+        }' <(printf '%s\n' "$expanded") "$list")
+    [ -z "$bad" ] || die "$list: $bad"
+}
+
+# Every differ line of LIST expanded, one test a line: "MODE FILE NAME" (MODE as written, +root included); fails,
+# printing the line, if a TEST field is not an exact list of names (expand_test_names).
+expanded_differences() {
+    local list=$1 kind mode file token names
+    while read -r kind mode file token _; do
+        [ "$kind" = differ ] || continue
+        names=$(expand_test_names "$token") && [ -n "$names" ] || {
+            echo "differ $mode $file $token: not an exact test name nor a {a,b}/{N..M..STEP} list of them (no *, ? or [: a list entry names the tests its reason explains, and only those)"
+            return 1
+        }
+        sed "s|^|$mode $file |" <<<"$names"
+    done < <(sed -E 's/^[[:space:]]+//' "$list" | grep -E '^differ ')
 }
 
 # The tests listed as differing for FILE (a path under the tarball) in MODE (plain, keyed, or own: SQLCipher's
-# files, which key their own connections), space-separated names or glob patterns: the entries of that mode and
-# those marked all, and those marked +root only when this runs as root (a test that needs an unprivileged user to
-# make a file read-only fails as root and passes otherwise).
+# files, which key their own connections), exact names, space-separated: the entries of that mode and those marked
+# all, expanded (expand_test_names), and those marked +root only when this runs as root (a test that needs an
+# unprivileged user to make a file read-only fails as root and passes otherwise). LIST and ROOT_RUN (1 or 0) in the
+# environment stand in for the list and for being root (the controls and check_tests_list use them).
 listed_differences() {
-    local root=0
-    [ "$(id -u)" != 0 ] || root=1
-    awk -v mode="$1" -v file="$2" -v root="$root" '
+    local root=${ROOT_RUN:-} token
+    [ -n "$root" ] || { root=0; [ "$(id -u)" != 0 ] || root=1; }
+    while IFS= read -r token; do
+        expand_test_names "$token" || die "${LIST:-$TESTS_LIST}: differ … $2 $token: not an exact list of test names"
+    done < <(awk -v mode="$1" -v file="$2" -v root="$root" '
         $1 == "differ" && $3 == file {
             m = $2
             if (sub(/\+root$/, "", m) && !root) next
             if (m == mode || m == "all") print $4
-        }' "$TESTS_LIST" | sort -u | tr '\n' ' '
+        }' "${LIST:-$TESTS_LIST}") | sort -u | tr '\n' ' '
+}
+
+# How many of the names listed for FILE in MODE are +root entries: each fails once more when root runs it.
+listed_root_count() {
+    local token count=0
+    while IFS= read -r token; do
+        count=$((count + $(expand_test_names "$token" | wc -l)))
+    done < <(awk -v mode="$1" -v file="$2" '
+        $1 == "differ" && $3 == file && $2 ~ /\+root$/ { m = $2; sub(/\+root$/, "", m); if (m == mode || m == "all") print $4 }' \
+        "${LIST:-$TESTS_LIST}")
+    echo "$count"
+}
+
+# The errors pinned for FILE in MODE: the run (or long) line's ERRORS, plus one for each +root name when root runs.
+pinned_errors() {
+    local errors root=${ROOT_RUN:-}
+    [ -n "$root" ] || { root=0; [ "$(id -u)" != 0 ] || root=1; }
+    errors=$(awk -v mode="$1" -v file="$2" '($1 == "run" || $1 == "long") && $2 == mode && $3 == file { print $5 }' \
+        "${LIST:-$TESTS_LIST}")
+    [ -n "$errors" ] || die "${LIST:-$TESTS_LIST} has no run line for $1 $2"
+    echo $((errors + (root ? $(listed_root_count "$1" "$2") : 0)))
 }

@@ -13,9 +13,23 @@
 #   keyed  every connection to a database file keyed with HARNESS_TEST_KEY below (SQLCIPHERKIT_HARNESS_KEY: the
 #          harness's automatic extension calls sqlite3_key_v2, harness/sqlcipherkit_harness.c), the crash tests'
 #          child processes included, so that a power cut lands on encrypted pages, WAL frames and journals.
-# Each file must report the count the list records, and fail exactly the tests the list names for it and its mode
-# ("differ"), each with its reason; anything else fails the run. A file that asks for no codec (do_not_use_codec) is
-# never run keyed: it reads the file format byte by byte.
+# Each file must report the test count and the error count the list records, and fail exactly the tests the list
+# names for it and its mode ("differ", exact names), each with its reason; anything else fails the run. A file that
+# asks for no codec (do_not_use_codec) is never run keyed: it reads the file format byte by byte.
+#
+# Before anything is built or run:
+#   * the list is checked (harness.sh's check_tests_list: exact names, counts that cover them) and accounts for every
+#     file of its groups in the pinned tarball, read from the tarball itself (check_accounting: each run or left out
+#     in both modes and named on some line; nothing named that the tarball lacks), so that a new upstream file fails
+#     the run until it is read and listed;
+#   * the checker's controls run (self_test), each an "ok: control: …" or "FAIL: control: …" line: the matcher must
+#     accept logs of exactly the recorded failures of keyed walcrash.test and crash7.test and refuse each planted
+#     change (a failure at page size 4096, a count one off, an unnamed error, a listed test passing, each in a form
+#     that only one of its checks can catch), the list check must refuse a glob, and the accounting must refuse a
+#     new file under a left-out glob. Any FAIL stops the run.
+#
+# Arguments: --long also runs the list's "long" entries (the longer command, docs/TESTING.md); --self-test runs only
+# the list checks and the controls.
 #
 # Two more checks, each able to fail:
 #   * the keying is real: every database file the keyed files leave (test.db, test2.db, test.db2…; not journals,
@@ -31,7 +45,8 @@
 # Everything it writes lives under the harness folder (Vendor/build/upstream/, gitignored): sqlite-run/MODE-FILE/
 # (each file's working folder, kept until the next run) and sqlite-logs/MODE-FILE.log.
 #
-# Exit status: 0 every file ran its count with only its listed differences and the checks passed; 1 otherwise.
+# Exit status: 0 every file ran its counts with exactly its listed differences and the checks and controls passed;
+# 1 otherwise.
 # Environment: harness.sh's (CC, UPSTREAM_CRYPTO_PROVIDER, UPSTREAM_HARNESS_SOURCE, UPSTREAM_TIMEOUT, UPSTREAM_SEED;
 # native only), and
 #   SQLITE_TESTS_JOBS   files run side by side (default 2: the machine's cores)
@@ -62,10 +77,12 @@ RUN_ROOT=sqlite-run
 LOGS=$UPSTREAM_DIR/sqlite-logs
 TRIGRAM_INPUT=$ROOT/Tests/Fuzz/known-issues/sqlite-fts5-trigram-like-overread-min
 
-# The list's run entries (MODE FILE TESTS), narrowed to SQLITE_TESTS_FILES when set.
+# The list's run entries (MODE FILE TESTS ERRORS), and its long ones too with --long, narrowed to
+# SQLITE_TESTS_FILES when set.
 run_entries() {
     local entry wanted
-    awk '$1 == "run" { print $2, $3, $4 }' "$TESTS_LIST" | while read -r -a entry; do
+    awk -v long="$LONG" '$1 == "run" || ($1 == "long" && long) { print $2, $3, $4, $5 }' "$TESTS_LIST" \
+        | while read -r -a entry; do
         if [ -n "${SQLITE_TESTS_FILES:-}" ]; then
             wanted=no
             for want in $SQLITE_TESTS_FILES; do [ "$want" != "${entry[0]}:${entry[1]}" ] || wanted=yes; done
@@ -83,8 +100,87 @@ run_entry() {
     local mode=$1 file=$2 name started=$SECONDS settings=(SQLCIPHERKIT_TESTER_KEY=0)
     name=$(run_name "$mode" "$file")
     [ "$mode" = plain ] || settings+=("SQLCIPHERKIT_HARNESS_KEY=$HARNESS_TEST_KEY")
-    run_testfixture "$file" "$LOGS/$name.log" "$RUN_ROOT/$name" 1 "$(listed_differences "$mode" "$file")" "${settings[@]}"
+    run_testfixture "$file" "$LOGS/$name.log" "$RUN_ROOT/$name" 1 "$(listed_differences "$mode" "$file")" \
+        "$(pinned_errors "$mode" "$file")" "${settings[@]}"
     echo "$RUN_TESTS $RUN_ERRORS $((SECONDS - started))" >"$LOGS/$name.result"
+}
+
+# ------------------------------------------------------------------------------------------ accounting ---
+
+# The pinned tarball's files (paths under its top folder, test/wal.test), one a line, listed from the tarball itself
+# (its SHA-256 checked again), so that a stray file in the extracted copy counts for nothing.
+tarball_files() {
+    local actual
+    actual=$(sha256sum "$TARBALL" | cut -d' ' -f1)
+    [ "$actual" = "$PIN_SHA256" ] || die "SHA-256 mismatch for $TARBALL: expected $PIN_SHA256, actual $actual"
+    tar -tzf "$TARBALL" | sed -E 's#^[^/]*/##; /\/$/d; /^$/d'
+}
+
+# Whether the list LIST accounts for every file of its groups in FILES (a file of tarball paths, one a line): sets
+# ACCOUNTING_PROBLEMS (one a line, empty when it returns 0) and ACCOUNTING_NOTE. The list's "group PATTERN" lines
+# are the families of upstream files this build runs from (test/wal*.test, ext/fts5/test/*.test, …). Each file of
+# FILES a group matches must be
+#   * decided in both modes: a run or long line, or a leave line (its exact name, or a glob of files), for plain
+#     and for keyed;
+#   * named exactly on at least one run, long or leave line: a file that only a glob leaves out, in both modes or
+#     in one with nothing in the other, is a file nobody looked at (a new upstream file after a bump);
+# and the list names nothing that is not there: every run, long or leave file (or glob) matches a file of FILES
+# inside a group, and every group matches some file.
+check_accounting() {
+    local list=$1 files=$2
+    ACCOUNTING_PROBLEMS=$(awk '
+        function glob_to_regex(g,    r) {
+            r = g; gsub(/[.+^$()|\\]/, "\\\\&", r); gsub(/\*/, "[^/]*", r); gsub(/\?/, "[^/]", r); return "^" r "$"
+        }
+        FNR == NR { file[$0] = 1; next }
+        /^[[:space:]]*(#|$)/ { next }
+        $1 == "group" { group[$2] = glob_to_regex($2); next }
+        $1 == "run" || $1 == "long" { decided[$2 " " $3] = 1; named[$3] = 1; listed[$3] = $1 " " $2; next }
+        $1 == "leave" {
+            which = ($2 == "all") ? "plain keyed" : $2
+            if ($3 ~ /[*?[]/) { n = split(which, m, " "); for (i = 1; i <= n; i++) leaveglob[m[i] " " $3] = glob_to_regex($3) }
+            else { n = split(which, m, " "); for (i = 1; i <= n; i++) decided[m[i] " " $3] = 1; named[$3] = 1 }
+            listed[$3] = "leave " $2
+            next
+        }
+        END {
+            for (f in file) {
+                ingroup = ""
+                for (g in group) if (f ~ group[g]) { ingroup = g; break }
+                if (ingroup == "") continue
+                members++
+                split("plain keyed", both, " ")
+                for (i = 1; i <= 2; i++) {
+                    mode = both[i]
+                    if ((mode " " f) in decided) continue
+                    covered = 0
+                    for (k in leaveglob) if (substr(k, 1, length(mode) + 1) == mode " " && f ~ leaveglob[k]) covered = 1
+                    if (!covered) printf "%s (group %s) is neither run nor left out %s: run it, or leave it with its reason\n", f, ingroup, mode
+                }
+                if (!(f in named)) printf "%s (group %s) is named on no run or leave line, only reached by a glob: read it, then run it or leave it by name with its reason\n", f, ingroup
+            }
+            for (f in listed) {
+                if (f ~ /[*?[]/) {
+                    r = glob_to_regex(f); hit = 0
+                    for (x in file) if (x ~ r) { hit = 1; break }
+                    if (!hit) printf "%s (%s) matches no file of the pinned tarball\n", f, listed[f]
+                    continue
+                }
+                if (!(f in file)) { printf "%s (%s) is not in the pinned tarball\n", f, listed[f]; continue }
+                ingroup = 0
+                for (g in group) if (f ~ group[g]) ingroup = 1
+                if (!ingroup) printf "%s (%s) is in no group of the list: add its group\n", f, listed[f]
+            }
+            for (g in group) {
+                hit = 0
+                for (x in file) if (x ~ group[g]) { hit = 1; break }
+                if (!hit) printf "group %s matches no file of the pinned tarball\n", g
+            }
+            printf "MEMBERS %d\n", members
+        }' "$files" <(sed -E 's/^[[:space:]]+//' "$list"))
+    ACCOUNTING_NOTE="$(sed -n 's/^MEMBERS //p' <<<"$ACCOUNTING_PROBLEMS") files in $(grep -c '^group ' "$list") groups"
+    ACCOUNTING_PROBLEMS=$(grep -v '^MEMBERS ' <<<"$ACCOUNTING_PROBLEMS" | sort || true)
+    [ -z "$ACCOUNTING_PROBLEMS" ]
 }
 
 # The database files a run left in FOLDER: test.db, test2.db, test.db2 and the like (no journal, WAL, shared-memory
@@ -173,9 +269,148 @@ EOF
     note "local change fts5-trigram-like-overread: its input runs clean under valgrind ($(basename "$TRIGRAM_INPUT"))"
 }
 
+# ------------------------------------------------------------------------------------------- controls ---
+
+# The checker's controls, on inputs of their own making, before any file runs (and alone with --self-test): each
+# prints "ok: control: …" when the checker does what it is there for, "FAIL: control: …" otherwise, and the run
+# fails on any FAIL. The matcher (match_failures) must accept a log of exactly the failures the list records for
+# a file and refuse that log with one planted change; the list check must refuse a glob; the accounting must accept
+# the list against the pinned tarball and refuse it once a new file appears under a left-out glob.
+CONTROL_FAILS=0
+control() {
+    if [ "$2" = "$3" ]; then
+        echo "ok: control: $1"
+    else
+        echo "FAIL: control: $1 (${4:-the checker did not do it})"
+        CONTROL_FAILS=$((CONTROL_FAILS + 1))
+    fi
+}
+
+# Writes LOG as tester.tcl would end a file's run: ERRORS errors out of TESTS, the names that failed (each as often
+# as it appears among NAMES...).
+synthetic_log() {
+    local log=$1 errors=$2 tests=$3
+    shift 3
+    {
+        echo "(synthetic log written by run-sqlite-tests.sh's controls)"
+        echo "$errors errors out of $tests tests on vm Linux 64-bit"
+        [ $# -eq 0 ] || echo "!Failures on these tests: $*"
+        echo "All memory allocations freed - no leaks"
+    } >"$log"
+}
+
+# The verdict of match_failures on LOG against the list's entry for MODE FILE: "accepted", or "refused: WHY".
+verdict() {
+    if match_failures "$1" "$(listed_differences "$2" "$3")" "$(pinned_errors "$2" "$3")" "${4:-1}"; then
+        echo accepted
+    else
+        echo "refused: $MATCH_PROBLEMS"
+    fi
+}
+
+self_test() {
+    local dir log names=() tests errors got
+    dir=$(mktemp -d "${TMPDIR:-/tmp}/sqlcipherkit-sqlite-controls.XXXXXX")
+    HARNESS_CLEANUP+=("$dir")
+    log=$dir/synthetic.log
+    # The real list, checked as the run checks it.
+    if (check_tests_list) >"$dir/list.out" 2>&1; then
+        echo "ok: the list: every differ line names exact tests, every pinned count covers its names"
+    else
+        echo "FAIL: the list: $(tail -n1 "$dir/list.out")"
+        CONTROL_FAILS=$((CONTROL_FAILS + 1))
+    fi
+    local entry=(keyed test/walcrash.test) crash7=(keyed test/crash7.test)
+    tests=$(awk '$1 == "run" && $2 == "keyed" && $3 == "test/walcrash.test" { print $4 }' "$TESTS_LIST")
+    read -r -a names <<<"$(listed_differences "${entry[@]}")"
+    errors=$(pinned_errors "${entry[@]}")
+    # 1. The recorded failures of keyed walcrash.test are accepted (else the refusals below would prove nothing).
+    synthetic_log "$log" "$errors" "${tests:-0}" "${names[@]}"
+    got=$(verdict "$log" "${entry[@]}")
+    control "the matcher accepts keyed walcrash.test's recorded failures (${#names[@]} names, $errors errors)" \
+        "${#names[@]}:$got" "$errors:accepted" "$got"
+    # 2. Planted: walcrash-7.3.2 and 7.3.3 fail too (iteration 3 of walcrash-7 runs at page size 4096, which the
+    # list's reason says recovers; only its iterations 15, 27 and 93 are listed, see the list).
+    synthetic_log "$log" "$((errors + 2))" "${tests:-0}" "${names[@]}" walcrash-7.3.2 walcrash-7.3.3
+    got=$(verdict "$log" "${entry[@]}")
+    control "a planted walcrash-7.3.2 and 7.3.3 failure (page size 4096) fails keyed walcrash.test" "${got%%:*}" refused "$got"
+    # The same in place of a listed failure, so that the count alone cannot catch it.
+    synthetic_log "$log" "$errors" "${tests:-0}" "${names[@]/#walcrash-7.15.2/walcrash-7.3.2}"
+    got=$(verdict "$log" "${entry[@]}")
+    control "walcrash-7.3.2 (page size 4096) failing in place of the listed walcrash-7.15.2, the count unchanged, fails keyed walcrash.test" \
+        "${got%%:*}" refused "$got"
+    # 3. Planted: one failure fewer than pinned (a name listed still fails, but once less: crash7-1.1.integrity
+    # fails twice in the recorded run, once for test.db and once for test.db-journal).
+    read -r -a names <<<"$(listed_differences "${crash7[@]}")"
+    errors=$(pinned_errors "${crash7[@]}")
+    local twice=() name
+    for name in "${names[@]}"; do twice+=("$name" "$name"); done
+    synthetic_log "$log" "$errors" 294 "${twice[@]}"
+    got=$(verdict "$log" "${crash7[@]}")
+    control "the matcher accepts keyed crash7.test's recorded failures (each of ${#names[@]} integrity checks twice, $errors errors)" \
+        "$got" accepted "$got"
+    synthetic_log "$log" "$((errors - 1))" 294 "${twice[@]:1}"
+    got=$(verdict "$log" "${crash7[@]}")
+    control "a failure count one below the pinned $errors (crash7-1.1.integrity failing once) fails keyed crash7.test" \
+        "${got%%:*}" refused "$got"
+    # The name check and the count check each on their own: with the count unchanged, crash7-1.2.integrity
+    # (from_size 4096) fails in place of one of crash7-1.1.integrity's two failures (an unlisted name; every listed
+    # name still fails), then crash7-1.1.integrity passes while crash7-1.5.integrity fails twice more (a listed name
+    # that passes; no unlisted one).
+    synthetic_log "$log" "$errors" 294 crash7-1.2.integrity "${twice[@]:1}"
+    got=$(verdict "$log" "${crash7[@]}")
+    control "crash7-1.2.integrity (from_size 4096) failing in place of one of crash7-1.1.integrity's two, the count unchanged, fails keyed crash7.test" \
+        "${got%%:*}" refused "$got"
+    synthetic_log "$log" "$errors" 294 "${twice[@]:2}" crash7-1.5.integrity crash7-1.5.integrity
+    got=$(verdict "$log" "${crash7[@]}")
+    control "crash7-1.1.integrity passing while crash7-1.5.integrity fails twice more, the count unchanged, fails keyed crash7.test" \
+        "${got%%:*}" refused "$got"
+    # 4. Planted: an error that is no named failure (files left open, unfreed memory, a crash after the last test):
+    # the pinned count of errors, one of them unnamed (crash7-1.1.integrity named once, still failed).
+    synthetic_log "$log" "$errors" 294 "${twice[@]:1}"
+    got=$(verdict "$log" "${crash7[@]}")
+    control "$errors errors, the pinned count, but one of them no named failure, fails keyed crash7.test" "${got%%:*}" refused "$got"
+    # 5. Planted: a listed test passes.
+    synthetic_log "$log" "$((errors - 2))" 294 "${twice[@]:2}"
+    got=$(verdict "$log" "${crash7[@]}")
+    control "a listed test that passes (crash7-1.1.integrity) fails keyed crash7.test" "${got%%:*}" refused "$got"
+    # 6. A glob in a differ line is refused by the list check: walcrash-7.* in place of the exact names of the
+    # iterations at 4096 (what the list held before issue 45; the counts stay consistent, so only the glob can fail).
+    sed -E 's/^(differ keyed test\/walcrash\.test )walcrash-7\.\{15,27,93\}\.\{2,3,4\} /\1walcrash-7.* /' "$TESTS_LIST" >"$dir/glob.txt"
+    if ! grep -q '^differ keyed test/walcrash.test walcrash-7\.\* ' "$dir/glob.txt"; then
+        got="not planted: no walcrash-7.{15,27,93}.{2,3,4} line in the list"
+    elif (check_tests_list "$dir/glob.txt") >/dev/null 2>&1; then got=accepted; else got=refused; fi
+    control "a glob (walcrash-7.*) in a differ line fails the list check" "$got" refused "$got"
+    # 7. Accounting: the list against the pinned tarball's files, then with a new file under a left-out glob.
+    tarball_files >"$dir/files.txt"
+    if check_accounting "$TESTS_LIST" "$dir/files.txt"; then got=accepted; else got="refused: $ACCOUNTING_PROBLEMS"; fi
+    control "the list accounts for the pinned tarball's files ($ACCOUNTING_NOTE)" "$got" accepted "$got"
+    local planted
+    for planted in test/wal99.test ext/fts5/test/fts5zz.test; do
+        { cat "$dir/files.txt"; echo "$planted"; } >"$dir/planted.txt"
+        if check_accounting "$TESTS_LIST" "$dir/planted.txt"; then got=accepted; else got=refused; fi
+        control "a new upstream file $planted (left out keyed by a glob, nothing plain) fails the accounting" "$got" refused
+    done
+}
+
 main() {
-    [ $# -eq 0 ] || die "no arguments expected (see the header of $0)"
+    LONG= SELF_TEST_ONLY=
+    while [ $# -gt 0 ]; do
+        case $1 in
+            --long) LONG=1 ;;
+            --self-test) SELF_TEST_ONLY=1 ;;
+            *) die "unknown argument '$1' (--long, --self-test; see the header of $0)" ;;
+        esac
+        shift
+    done
     local started=$SECONDS
+    check_tests_list
+    self_test
+    [ "$CONTROL_FAILS" = 0 ] || die "$CONTROL_FAILS of the checker's controls failed (FAIL: lines above): its verdicts cannot be trusted"
+    check_accounting "$TESTS_LIST" <(tarball_files) \
+        || die "Tests/Upstream/sqlite-tests.txt does not account for every file of its groups in the pinned tarball:"$'\n'"$ACCOUNTING_PROBLEMS"
+    echo "ok: accounting: every one of the pinned tarball's $ACCOUNTING_NOTE is run or left out by name, in both modes"
+    [ -z "$SELF_TEST_ONLY" ] || return 0
     printf '==> sqlite: SQLite %s test files (FTS5, temporary storage, WAL, journal, pager, crash) on the shipped engine, plain and keyed (Tcl rand() seed %s)\n' \
         "$PIN_SQLITE_VERSION" "$UPSTREAM_SEED"
     check_prerequisites
@@ -183,7 +418,6 @@ main() {
     compose_flags
     build_testfixture
     check_harness
-    check_tests_list
     rm -rf "${UPSTREAM_DIR:?}/$RUN_ROOT" "$LOGS"
     mkdir -p "$UPSTREAM_DIR/$RUN_ROOT" "$LOGS"
     check_local_change_regression
@@ -194,7 +428,7 @@ main() {
     mapfile -t entries < <(run_entries)
     [ ${#entries[@]} -gt 0 ] || die "no file to run (Tests/Upstream/sqlite-tests.txt${SQLITE_TESTS_FILES:+, SQLITE_TESTS_FILES=$SQLITE_TESTS_FILES})"
     for entry in "${entries[@]}"; do
-        read -r mode file tests <<<"$entry"
+        read -r mode file tests _ <<<"$entry"
         [ -f "$UPSTREAM_DIR/src/$file" ] || die "Tests/Upstream/sqlite-tests.txt runs $file, which the pinned tarball does not hold"
         if [ "$mode" = keyed ] && grep -q '^[[:space:]]*do_not_use_codec' "$UPSTREAM_DIR/src/$file"; then
             die "Tests/Upstream/sqlite-tests.txt runs $file keyed, but it asks for no codec (do_not_use_codec): run it plain"
@@ -202,7 +436,7 @@ main() {
     done
     # Side by side, JOBS at a time, in the list's order (the longest first, so that the short ones fill in).
     for entry in "${entries[@]}"; do
-        read -r mode file tests <<<"$entry"
+        read -r mode file tests _ <<<"$entry"
         if [ "$running" -ge "$JOBS" ]; then wait -n || true; running=$((running - 1)); fi
         (
             trap - EXIT # the main shell removes the temporary folders, once every file has run
@@ -214,14 +448,14 @@ main() {
 
     local lines=() result=() name total=0 differing=0 failed=()
     for entry in "${entries[@]}"; do
-        read -r mode file tests <<<"$entry"
+        read -r mode file tests _ <<<"$entry"
         name=$(run_name "$mode" "$file")
         if ! [ -s "$LOGS/$name.result" ] || ! read -r -a result <"$LOGS/$name.result"; then
             failed+=("$mode $file (above; log: $LOGS/$name.log)")
             continue
         fi
-        lines+=("$(printf '  %-5s %-36s %5s tests, %s listed differences (expected %s; %ss)' "$mode" "$file" \
-            "${result[0]}" "${result[1]}" "$tests" "${result[2]}")")
+        lines+=("$(printf '  %-5s %-36s %5s tests, %s errors, each a listed difference (expected %s tests, %s errors; %ss)' \
+            "$mode" "$file" "${result[0]}" "${result[1]}" "$tests" "$(pinned_errors "$mode" "$file")" "${result[2]}")")
         [ "${result[0]}" = "$tests" ] \
             || failed+=("$mode $file ran ${result[0]} tests, the list records $tests: part of it was skipped, or the file changed (update Tests/Upstream/sqlite-tests.txt after reading $LOGS/$name.log)")
         total=$((total + result[0])) differing=$((differing + result[1]))
@@ -229,8 +463,9 @@ main() {
     printf '%s\n' "${lines[@]}"
     [ ${#failed[@]} -eq 0 ] || die "$(printf '%s\n' "${failed[@]}")"$'\n'"($(seed_note))"
     check_keying
-    printf 'sqlite: %s files, %s tests, %s of them listed differences (crypto provider %s, Tcl rand() seed %s): %ss\n' \
-        "${#entries[@]}" "$total" "$differing" "$CRYPTO_PROVIDER" "$UPSTREAM_SEED" "$((SECONDS - started))"
+    printf 'sqlite: %s files%s, %s tests, %s errors, each a listed difference (crypto provider %s, Tcl rand() seed %s): %ss\n' \
+        "${#entries[@]}" "${LONG:+ (with the long ones)}" "$total" "$differing" "$CRYPTO_PROVIDER" "$UPSTREAM_SEED" \
+        "$((SECONDS - started))"
 }
 
 main "$@"

@@ -79,10 +79,11 @@ expected_count() {
 file_differences() { listed_differences own "test/$1"; }
 
 # Runs SQLCipher's FILE (a name under test/) into LOG in the working folder RUN, seeded SEEDINGS times (harness.sh),
-# with the permit, against the differences listed for it (for the suite runner: those of every file it runs).
+# with the permit, against the differences listed for it (for the suite runner: those of every file it runs), each
+# of which must fail exactly once: the errors pinned are as many as the names listed.
 run_sqlcipher_file() {
     local file=$1 log=$2 run=$3 seedings=$4 expected=$5
-    run_testfixture "test/$file" "$log" "$run" "$seedings" "$expected" "${RUN_SETTINGS[@]}"
+    run_testfixture "test/$file" "$log" "$run" "$seedings" "$expected" "$(wc -w <<<"$expected")" "${RUN_SETTINGS[@]}"
 }
 
 run_suite() {
