@@ -161,7 +161,7 @@ declare -A MINIMUM=(
     ["swift test"]=233 ["swift test (async suites)"]=26 ["blocking waits"]=7 ["swift test BuildPipelineTests"]=56
     ["test command"]=20
     [upstream]=11 ["upstream (reference provider)"]=11 ["upstream (aarch64, qemu)"]=3 ["sqlite files"]=177
-    ["emulation (aarch64)"]=25 ["Fluent driver"]=50 ["app examples"]=44 ["docs (links, docc)"]=122
+    ["emulation (aarch64)"]=25 ["Fluent driver"]=50 ["app examples"]=56 ["docs (links, docc)"]=122
     ["sanitized (ASan, UBSan)"]=9
 )
 
