@@ -58,8 +58,8 @@ MIB = 1024 * 1024
 # last): growth per request within RSS_PER_REQUEST bytes, plus RSS_SLACK once. A server that keeps memory per
 # request grows at a steady rate; one that settles (allocator arenas, SQLite's page cache, caches warming) stops,
 # and the first half is where it settles. Measured on the debug builds, 100,000 requests, growth per request from
-# 60,000 to 100,000: VaporTodo 4.9 bytes, HummingbirdTodo 35.9 and 9.7 (300,000 requests: 3.8 bytes from 160,000
-# on); RSS_PER_REQUEST is twice the largest, 72, and RSS_SLACK half a MiB (the 40,000 requests then allow
+# 60,000 to 100,000: VaporTodo 4.9 and 12.6 bytes, HummingbirdTodo 35.9 and 9.7 (runs of 300,000 requests: 1.0 and
+# 3.8 bytes from 160,000 on); RSS_PER_REQUEST is twice the largest, 72, and RSS_SLACK half a MiB (the 40,000 requests then allow
 # 3.25 MiB: about 85 bytes a request; the bound before allowed about 155 over the whole round).
 RSS_PER_REQUEST, RSS_SLACK = 72, MIB // 2
 
