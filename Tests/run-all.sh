@@ -93,11 +93,12 @@ REFUSED=()
 while IFS= read -r variable; do
     if project_variable "$variable" || [[ " ${CLEARED_VARIABLES[*]} " == *" $variable "* ]]; then
         if [ "$NARROW" = 1 ]; then
-            NARROWED+=("$variable=${!variable}")
+            # A key's value is never printed (INTEROP_KEY, TODO_KEY_FILE's neighbours…): its name says it was kept.
+            if [[ $variable == *KEY* ]]; then NARROWED+=("$variable (set)"); else NARROWED+=("$variable=${!variable}"); fi
         elif project_variable "$variable"; then
             REFUSED+=("$variable")
         else
-            echo "run-all.sh: cleared $variable ('${!variable}'): it changes what a part does or decides (--narrow keeps it)"
+            echo "run-all.sh: cleared $variable: it changes what a part does or decides (--narrow keeps it)"
             unset "$variable"
         fi
     fi
