@@ -31,12 +31,10 @@ fi
 
 run_test_binary "$LOG" ' notice | info ' swift test --skip-build ${SCRATCH[@]+"${SCRATCH[@]}"}
 
-# XCTest:  Test Case 'Suite.test' passed (S seconds)   /   Test Case 'Suite.test' failed (S seconds)
-# Swift Testing:  ✔ Test NAME passed after S seconds.  /  ✘ Test NAME failed after S seconds …
-while IFS= read -r name; do [ -n "$name" ] && ok "$name"; done \
-    < <(sed -nE "s/^Test Case '([^']+)' passed .*/\1/p" "$LOG")
-while IFS= read -r name; do [ -n "$name" ] && fail "$name"; done \
-    < <(sed -nE "s/^Test Case '([^']+)' failed .*/\1/p" "$LOG")
+# XCTest:  Test Case 'Suite.test' passed|failed|skipped (S seconds)
+# Swift Testing:  ✔ Test NAME passed after S seconds.  /  ✘ Test NAME failed after S seconds …  /  ➜ … skipped
+# (a skip of either is a FAIL: line: Tests/Support/checks.sh)
+report_xctest "$LOG"
 report_swift_testing "$LOG"
 # XCTest's last words: "Test Suite 'All tests' passed|failed at …", then the total ("Executed N test(s), with …";
 # a nested suite prints the same line, so only the one after 'All tests' counts).

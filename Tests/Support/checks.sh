@@ -52,6 +52,7 @@ require_clean_exit() {
 
 # One ok:/FAIL: line per Swift Testing test in the log $1 (colours removed), named "$2NAME":
 #   ✔ Test NAME passed after S seconds.   /   ✘ Test NAME failed after S seconds …
+#   ➜ Test NAME skipped: "REASON"         (a FAIL: line: no skip is expected in these parts, issue 45)
 # and a FAIL: line when the log has no "Test run with N tests" line (the run did not start, or crashed).
 report_swift_testing() {
     local log=$1 prefix=${2:-} name
@@ -59,6 +60,20 @@ report_swift_testing() {
         < <(sed -nE 's/^[^ ]+ Test (.+) passed after [0-9.]+ seconds.*/\1/p' "$log" | grep -v '^run with ')
     while IFS= read -r name; do [ -n "$name" ] && fail "$prefix$name"; done \
         < <(sed -nE 's/^[^ ]+ Test (.+) failed after [0-9.]+ seconds.*/\1/p' "$log" | grep -v '^run with ')
+    while IFS= read -r name; do [ -n "$name" ] && fail "$prefix$name (not run: a skip is not a pass)"; done \
+        < <(sed -nE 's/^[^ ]+ Test (.+ skipped.*)/\1/p' "$log")
     grep -qE '^[^ ]+ Test run with [0-9]+ tests? ' "$log" \
         || fail "${prefix}Swift Testing ran (no 'Test run with N tests' line)"
+}
+
+# One ok:/FAIL: line per XCTest case in the log $1:
+#   Test Case 'Suite.test' passed (S seconds)   /   … failed (S seconds)   /   … skipped (S seconds) (a FAIL: line)
+report_xctest() {
+    local log=$1 name
+    while IFS= read -r name; do [ -n "$name" ] && ok "$name"; done \
+        < <(sed -nE "s/^Test Case '([^']+)' passed .*/\\1/p" "$log")
+    while IFS= read -r name; do [ -n "$name" ] && fail "$name"; done \
+        < <(sed -nE "s/^Test Case '([^']+)' failed .*/\\1/p" "$log")
+    while IFS= read -r name; do [ -n "$name" ] && fail "$name (skipped: a skip is not a pass)"; done \
+        < <(sed -nE "s/^Test Case '([^']+)' skipped .*/\\1/p" "$log")
 }

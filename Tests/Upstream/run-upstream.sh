@@ -53,9 +53,16 @@ EXTRA_FILES=(sqlcipher-threads.test)
 # its threads), after the harness has already counted its own allocations; their frees are then not counted,
 # and tester.tcl's final leak check adds one error after the "0 errors" line (exit 1). Measured on the current pin: the
 # same file with the statistics left on ends "All memory allocations freed - no leaks", exit 0. For these
-# files, and only when that line is the sole failure, the run counts as clean (memstatus_is_sole_failure, harness.sh);
-# leaks are LeakSanitizer's job in Tests/Fuzz.
+# files, and only when that line is the sole failure and holds the figure pinned below, the run counts as clean
+# (memstatus_is_sole_failure, harness.sh); leaks are LeakSanitizer's job in Tests/Fuzz.
 MEMSTATUS_OFF_FILES=(sqlcipher-threads.test)
+# The figure, per crypto provider (issue 45: any size was accepted). The harness's own allocations before the
+# statistics went off; it depends on the working folder's path length (harness.sh runs the file in a folder of a
+# fixed length for that), not on the provider: measured in /tmp/sqlcipherkit-unfreed.XXXXXX, the same in every run
+# and on both providers (the 32 bytes the reference harness showed more before were its folder's name,
+# upstream-reference, 10 characters longer). A leak, or a change of the pin that changes those allocations, fails
+# the run until the figure is read and pinned again here.
+MEMSTATUS_UNFREED=([sqlcipherkit]="113848 bytes in 125 allocations" [reference]="113848 bytes in 125 allocations")
 
 # SQLCipher's files key their own connections and call sqlcipher_export() from SQL: the harness's permit.
 RUN_SETTINGS=(SQLCIPHERKIT_HARNESS_EXPORT=1)
