@@ -682,19 +682,18 @@ expanded_differences() {
 # The tests listed as differing for FILE (a path under the tarball) in MODE (plain, keyed, or own: SQLCipher's
 # files, which key their own connections), exact names, space-separated: the entries of that mode and those marked
 # all, expanded (expand_test_names), and those marked +root only when this runs as root (a test that needs an
-# unprivileged user to make a file read-only fails as root and passes otherwise). LIST and ROOT_RUN (1 or 0) in the
-# environment stand in for the list and for being root (the controls and check_tests_list use them).
+# unprivileged user to make a file read-only fails as root and passes otherwise).
 listed_differences() {
-    local root=${ROOT_RUN:-} token
-    [ -n "$root" ] || { root=0; [ "$(id -u)" != 0 ] || root=1; }
+    local root=0 token
+    [ "$(id -u)" != 0 ] || root=1
     while IFS= read -r token; do
-        expand_test_names "$token" || die "${LIST:-$TESTS_LIST}: differ … $2 $token: not an exact list of test names"
+        expand_test_names "$token" || die "$TESTS_LIST: differ … $2 $token: not an exact list of test names"
     done < <(awk -v mode="$1" -v file="$2" -v root="$root" '
         $1 == "differ" && $3 == file {
             m = $2
             if (sub(/\+root$/, "", m) && !root) next
             if (m == mode || m == "all") print $4
-        }' "${LIST:-$TESTS_LIST}") | sort -u | tr '\n' ' '
+        }' "$TESTS_LIST") | sort -u | tr '\n' ' '
 }
 
 # How many of the names listed for FILE in MODE are +root entries: each fails once more when root runs it.
@@ -704,16 +703,16 @@ listed_root_count() {
         count=$((count + $(expand_test_names "$token" | wc -l)))
     done < <(awk -v mode="$1" -v file="$2" '
         $1 == "differ" && $3 == file && $2 ~ /\+root$/ { m = $2; sub(/\+root$/, "", m); if (m == mode || m == "all") print $4 }' \
-        "${LIST:-$TESTS_LIST}")
+        "$TESTS_LIST")
     echo "$count"
 }
 
 # The errors pinned for FILE in MODE: the run (or long) line's ERRORS, plus one for each +root name when root runs.
 pinned_errors() {
-    local errors root=${ROOT_RUN:-}
-    [ -n "$root" ] || { root=0; [ "$(id -u)" != 0 ] || root=1; }
+    local errors root=0
+    [ "$(id -u)" != 0 ] || root=1
     errors=$(awk -v mode="$1" -v file="$2" '($1 == "run" || $1 == "long") && $2 == mode && $3 == file { print $5 }' \
-        "${LIST:-$TESTS_LIST}")
-    [ -n "$errors" ] || die "${LIST:-$TESTS_LIST} has no run line for $1 $2"
+        "$TESTS_LIST")
+    [ -n "$errors" ] || die "$TESTS_LIST has no run line for $1 $2"
     echo $((errors + (root ? $(listed_root_count "$1" "$2") : 0)))
 }
