@@ -198,13 +198,7 @@ load_safety() {
     (umask 077 && printf '%s\n' "$key" >"$data/key")
     python3 "$ROOT/Tests/Examples/load-safety.py" --data "$data" --key-file "$data/key" -- "$program" "$@" >"$log" 2>&1
     status=$?
-    while IFS= read -r line; do
-        case $line in
-            "ok: "*) ok "$name: ${line#ok: }" ;;
-            "FAIL: "*) fail "$name: ${line#FAIL: }" ;;
-            *) echo "$line" ;;
-        esac
-    done <"$log"
+    relay_checks "$name: " "$log"
     [ "$status" = 0 ] || grep -q '^FAIL: ' "$log" || fail "$name: load-safety.py exited $status"
     check "$name: the key is in none of the loaded servers' output" holds_none <(cat "$data"/server-*.log) "$key"
     echo "    load-safety.py: $((SECONDS - start)) s"

@@ -102,13 +102,7 @@ fi
 DOCC_LOG=$(mktemp "${TMPDIR:-/tmp}/fluent-driver-docc.XXXXXX") || finish
 ../../Tests/Docs/check-docc.sh --driver "${FLUENT_SCRATCH:-.build}" >"$DOCC_LOG" 2>&1
 docc_status=$?
-while IFS= read -r line; do
-    case $line in
-        "ok: "*) ok "${line#ok: }" ;;
-        "FAIL: "*) fail "${line#FAIL: }" ;;
-        *) echo "$line" ;;
-    esac
-done <"$DOCC_LOG"
+relay_checks "" "$DOCC_LOG"
 grep -q '^FAIL: ' "$DOCC_LOG" || [ "$docc_status" = 0 ] || fail "docc: check-docc.sh --driver exited $docc_status"
 grep -q '^ok: docc: Drivers/' "$DOCC_LOG" || grep -q '^FAIL: ' "$DOCC_LOG" \
     || fail "docc: check-docc.sh --driver printed no line for the driver's catalogue"

@@ -5,6 +5,18 @@ PASSED=0 FAILED=0 OK_NAMES=()
 ok() { echo "ok: $1"; PASSED=$((PASSED + 1)); OK_NAMES+=("$1"); }
 fail() { echo "FAIL: $1"; FAILED=$((FAILED + 1)); }
 check() { local name=$1; shift; if "$@"; then ok "$name"; else fail "$name"; fi; }
+# Relays the ok: and FAIL: lines of a checker's log $2 as this part's own, each name after the prefix $1; echoes
+# every other line.
+relay_checks() {
+    local prefix=$1 line
+    while IFS= read -r line; do
+        case $line in
+            "ok: "*) ok "$prefix${line#ok: }" ;;
+            "FAIL: "*) fail "$prefix${line#FAIL: }" ;;
+            *) echo "$line" ;;
+        esac
+    done <"$2"
+}
 
 # Prints "$1: N passed, N failed" and exits 1 when anything failed.
 finish_checks() {
