@@ -44,18 +44,6 @@ extension SQLCipherError {
         var kind = refused ? .misuse
             : primary == SQLITE_ERROR && corruption.contains(where: text.contains) ? .corrupt
             : Self.kind(of: primary)
-        // trusted_schema is off on every connection: a schema object (a view, a trigger, a CHECK, a DEFAULT, an index,
-        // a generated column) that calls a function not marked innocuous (sqlcipher_export(), say) is refused, and
-        // when SQLite compiles it with the schema it calls the whole schema "malformed". The file is intact: say
-        // what it holds instead of calling it corrupt.
-        if !refused, let range = text.range(of: "unsafe use of ") {
-            let function = text[range.upperBound...].prefix { $0 != " " && $0 != ")" }
-            kind = .sqlite
-            text = "the schema holds a view, trigger, CHECK, DEFAULT, index or generated column that calls \(function)), "
-                + "which SQLCipherKit never runs from a schema (trusted_schema is off; SQLite reported: \(text)). The file "
-                + "was written by a program that allows it: read or change it with such a program, not through "
-                + "SQLCipherKit"
-        }
         // SQLite reports SQLITE_FULL only for ENOSPC on a short write; a failed write for want of space (disk
         // full, quota exceeded, file-size limit) otherwise surfaces as a generic I/O error. The errno tells.
         if primary == SQLITE_IOERR, let connection,
