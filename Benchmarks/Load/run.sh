@@ -83,7 +83,7 @@ echo "== build (release)"
 mkdir -p "$here/.build"
 swift build -c release --package-path "$here" --scratch-path "$here/.build" --product todo-load-server \
   >"$here/.build/build.log" 2>&1 || { tail -n 40 "$here/.build/build.log" >&2; exit 1; }
-if grep -F "$here/Sources/" "$here/.build/build.log" | grep -q ': warning: '; then
+if grep -F "$here/Sources/" "$here/.build/build.log" | grep ': warning: ' >/dev/null; then
   grep ': warning: ' "$here/.build/build.log" >&2
 fi
 server="$(swift build -c release --package-path "$here" --scratch-path "$here/.build" --show-bin-path)/todo-load-server"

@@ -18,7 +18,7 @@ add_foreign_architectures() {
         [[ "$package" == *:* ]] || continue
         arch=${package#*:}
         [ "$arch" != "$(dpkg --print-architecture)" ] || continue
-        dpkg --print-foreign-architectures | grep -qx "$arch" && continue
+        dpkg --print-foreign-architectures | grep -x "$arch" >/dev/null && continue
         note "adding the $arch architecture to dpkg (multiarch) for $package"
         dpkg --add-architecture "$arch" || die "dpkg --add-architecture $arch failed; install by hand: $*"
     done

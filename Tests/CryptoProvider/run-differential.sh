@@ -93,7 +93,7 @@ if [ -n "$wheel_module" ] && nm -D --defined-only "$wheel_module" | grep -c ' T 
         'import sysconfig; print(sysconfig.get_config_var("LDLIBRARY") or "")' | sed -E 's/^lib//; s/\.(so|a).*$//')
     "$CC" -o "$OUT/differential-wheel" "$OUT/differential-default.o" "$wheel_module" -l"$python_lib" -lm -lpthread \
         -Wl,-rpath,"$(dirname "$wheel_module")"
-    if ldd "$OUT/differential-wheel" | grep -q 'libcrypto'; then
+    if ldd "$OUT/differential-wheel" | grep 'libcrypto' >/dev/null; then
         echo "run-differential.sh: the wheel build links a system libcrypto too" >&2
         exit 1
     fi

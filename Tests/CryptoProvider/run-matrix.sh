@@ -92,7 +92,7 @@ proxy_files=0
 for reader in "${PROVIDERS[@]}"; do
     "$OUT/matrix-$reader" read "$OUT/written-by-aesproxy" | tail -n +2 >"$OUT/proxy-read-by-$reader.txt"
     proxy_files=$((proxy_files + $(grep -c ' file ok$' "$OUT/proxy-read-by-$reader.txt" || true)))
-    if grep ' file' "$OUT/proxy-read-by-$reader.txt" | grep -vq ' file ok$'; then
+    if grep ' file' "$OUT/proxy-read-by-$reader.txt" | grep -v ' file ok$' >/dev/null; then
         echo "DIFFERENCE: files written under aesproxy (the EVP path) do not read back exact on $reader" >&2
         status=1
     fi

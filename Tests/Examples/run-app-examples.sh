@@ -67,7 +67,7 @@ holds_none() {
 
 # Whether the build log $1 shows no warning in a file under $2.
 no_warnings() {
-    ! grep -F -- "$2" "$1" | grep -q ': warning: ' || { grep -F -- "$2" "$1" | grep ': warning: '; return 1; }
+    ! grep -F -- "$2" "$1" | grep ': warning: ' >/dev/null || { grep -F -- "$2" "$1" | grep ': warning: '; return 1; }
 }
 
 # Whether the database $1 is encrypted: no SQLite header, and no $2… in it or its -wal and -shm files.

@@ -65,7 +65,7 @@ record_finding() {
     artifact=$(sed -n 's/.*Test unit written to //p' "$log" | tail -n 1)
     summary=$(failure_summary "$log")
     [ -n "$artifact" ] || artifact="(no input written; log $log)"
-    if [ -f "$CAMPAIGN_DIR/findings.tsv" ] && cut -f3 "$CAMPAIGN_DIR/findings.tsv" | grep -qxF "$summary"; then
+    if [ -f "$CAMPAIGN_DIR/findings.tsv" ] && cut -f3 "$CAMPAIGN_DIR/findings.tsv" | grep -xF "$summary" >/dev/null; then
         campaign_note "finding again (already listed): $summary: $artifact"
     else
         printf '%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$artifact" "$summary" \

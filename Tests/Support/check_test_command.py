@@ -19,6 +19,11 @@
 #      its dry run prints is what the parts would get).
 #   C. NARROWED: `POWERLOSS_CUTS=5 Tests/run-all.sh` refuses; with --narrow, and with --narrow or --only alone,
 #      the summary line begins "NARROWED (…)"; the plain command's does not (the control that the check can tell).
+#   D. Pipes that end early. Under pipefail, `PRODUCER | grep -q PATTERN` ends grep at its first match; the
+#      producer, still writing, dies of SIGPIPE, and the pipeline fails although the pattern was there: a check that
+#      saw what it looks for reports it missing, or a detector of warnings sees none (CI, stop 52: a Fluent group
+#      that passed was reported missing). Such a grep reads to the end instead (`| grep PATTERN >/dev/null`). The
+#      rule holds in every shell script, as a library (harness.sh, checks.sh) runs under its caller's pipefail.
 # One "ok: NAME" or "FAIL: NAME: WHY" line per check, as check_blocking_waits.py prints; the scanner's own controls
 # run first (planted sources: each planted read must be found, and reported as missing from run-all.sh's sets; a
 # variable the script assigns itself, and PATH, must not be).
@@ -479,6 +484,70 @@ def check_counting(results):
         results.append(f"FAIL: counting: run-all.sh --self-test printed {len(lines)} checks, at least 6 expected")
 
 
+# ------------------------------------------------------------------------------- D. pipes that end early ---
+
+PIPEFAIL = re.compile(r'\bset\s+(?:-[A-Za-z]+\s+)*-[A-Za-z]*o\s+pipefail\b|\bset\s+-o\s+pipefail\b'
+                      r'|\bset\s+-[A-Za-z]*\s+pipefail\b')
+# A pipe (not ||) into grep, and grep's options up to its first operand.
+PIPE_INTO_GREP = re.compile(r'(?<![|])\|(?![|])\s*grep((?:\s+-[-A-Za-z0-9=]*)*)')
+
+
+def early_exits(texts):
+    """[FILE:LINE …] of every `| grep -q` (or --quiet, --silent) in a shell script."""
+    found = []
+    for path, text in sorted(texts.items()):
+        if not is_shell(path, text):
+            continue
+        for number, line in enumerate(shell_code(text), 1):
+            for match in PIPE_INTO_GREP.finditer(line):
+                options = match.group(1).split()
+                if any(o in ("--quiet", "--silent") or (not o.startswith("--") and "q" in o[1:]) for o in options):
+                    found.append(f"{path}:{number}")
+    return found
+
+
+def check_early_exits(results):
+    texts = {}
+    for path in tracked_files(REPOSITORY):
+        try:
+            with open(os.path.join(REPOSITORY, path), encoding="utf-8") as source:
+                texts[path] = source.read()
+        except (OSError, UnicodeDecodeError):
+            continue
+    scripts = [p for p, t in texts.items() if is_shell(p, t) and any(PIPEFAIL.search(l) for l in shell_code(t))]
+    found = early_exits(texts)
+    shells = sum(1 for p, t in texts.items() if is_shell(p, t))
+    if len(scripts) < 10:
+        results.append(f"FAIL: pipes: only {len(scripts)} scripts with pipefail found, at least 10 expected: the scan "
+                       "no longer reads the scripts")
+    elif found:
+        results.append(f"FAIL: pipes: `| grep -q` under pipefail ends the producer with SIGPIPE and fails a "
+                       f"pipeline whose pattern was there; read to the end (`| grep … >/dev/null`): {', '.join(found)}")
+    else:
+        results.append(f"ok: pipes: no `| grep -q` in the {shells} shell scripts ({len(scripts)} set pipefail, the "
+                       "others are sourced by them or run alone)")
+
+
+PLANTED_PIPES = {
+    "Tests/Planted/pipes.sh": "#!/usr/bin/env bash\nset -uo pipefail\n"
+                              "if ldd x | grep -q libcrypto; then echo found; fi\n"       # line 3: found
+                              "printf '%s\\n' a b \\\n    | grep -E -xq b || echo missing\n"  # line 4: found
+                              "grep -q ok log || grep -q fail log\n"                    # not a pipe
+                              "ldd x | grep libcrypto >/dev/null && echo found\n"        # reads to the end
+                              "echo '| grep -q quoted' # | grep -q in a comment\n",
+    "Tests/Planted/library.sh": "# sourced by a script that sets pipefail\nldd x | grep --quiet libcrypto\n",
+}
+PLANTED_EARLY_EXITS = ["Tests/Planted/library.sh:2", "Tests/Planted/pipes.sh:3", "Tests/Planted/pipes.sh:4"]
+
+
+def self_test_early_exits():
+    found = early_exits(PLANTED_PIPES)
+    return [f"ok: control: the pipe scan finds exactly the planted `| grep -q` under pipefail (a plain one and an "
+            f"option cluster after a continued line, and --quiet in a sourced library) and none in `||`, a grep that "
+            f"reads to the end, quoted text or a comment" if found == PLANTED_EARLY_EXITS else
+            f"FAIL: control: the pipe scan found {found}, expected exactly {PLANTED_EARLY_EXITS}"]
+
+
 # ------------------------------------------------------------------------------------------ the controls ---
 
 PLANTED = {
@@ -529,7 +598,7 @@ def self_test(base):
 
 def main():
     base = project_free_environment()
-    results = self_test(base)
+    results = self_test(base) + self_test_early_exits()
     found = scan(REPOSITORY)
     if len(found) < 40:
         results.append(f"FAIL: environment: the scan found {len(found)} variables, at least 40 expected: it no "
@@ -537,6 +606,7 @@ def main():
     check_handled(found, base, results)
     check_narrowed(base, results)
     check_counting(results)
+    check_early_exits(results)
     if "--list" in sys.argv[1:]:
         for name in sorted(found):
             print(f"    {name}: {'exempt (' + EXEMPT[name] + ')' if name in EXEMPT else ''} "
