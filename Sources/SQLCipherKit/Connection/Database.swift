@@ -203,7 +203,7 @@ public final class Database {
     private func readSchemaOnce() throws(SQLCipherError) {
         do {
             try execute("SELECT count(*) FROM sqlite_schema")
-        } catch where error.kind == .wrongKeyOrNotADatabase || error.kind == .corrupt {
+        } catch where [.wrongKeyOrNotADatabase, .corrupt, .unsafeSchema].contains(error.kind) {
             // The SQL is ours, not the caller's: leave it out of the error (a truncated file fails here).
             throw SQLCipherError(kind: error.kind, resultCode: error.resultCode,
                                  extendedResultCode: error.extendedResultCode, message: error.message, path: path)

@@ -44,6 +44,13 @@ extension SQLCipherError {
         var kind = refused ? .misuse
             : primary == SQLITE_ERROR && corruption.contains(where: text.contains) ? .corrupt
             : Self.kind(of: primary)
+        // trusted_schema is off on every connection: a schema object that calls a function not marked innocuous is
+        // refused, as SQLITE_ERROR "unsafe use of F()" when a statement uses it (a view), and, when SQLite compiles
+        // it with the schema (a CHECK, a DEFAULT, an index, a generated column), as SQLITE_CORRUPT "malformed
+        // database schema (NAME) - unsafe use of F()". The file is intact: it is not called corrupt.
+        if !refused, Self.isUnsafeSchemaUse(text) {
+            kind = .unsafeSchema
+        }
         // SQLite reports SQLITE_FULL only for ENOSPC on a short write; a failed write for want of space (disk
         // full, quota exceeded, file-size limit) otherwise surfaces as a generic I/O error. The errno tells.
         if primary == SQLITE_IOERR, let connection,
@@ -60,6 +67,13 @@ extension SQLCipherError {
         self.init(kind: kind, resultCode: primary,
                   extendedResultCode: extended & 0xff == primary ? extended : code,
                   message: text, sql: sql, path: path)
+    }
+
+    /// Whether `message` is SQLite's refusal of a function a schema calls while trusted_schema is off: "unsafe use of
+    /// F()", alone or after "malformed database schema (NAME) - " (sqlite3ExprFunctionUsable, corruptSchema).
+    static func isUnsafeSchemaUse(_ message: String) -> Bool {
+        message.hasSuffix("()") && (message.hasPrefix("unsafe use of ")
+            || (message.hasPrefix("malformed database schema (") && message.contains(") - unsafe use of ")))
     }
 
     /// `SQLITE_CONSTRAINT_COMMITHOOK`: a commit hook turned the commit into a rollback.

@@ -70,6 +70,17 @@ public struct SQLCipherError: Error, Sendable, Equatable {
         /// With the reference crypto provider (`build-sqlcipher.sh --crypto-provider reference`), which keeps no
         /// such state, these failures read as SQLite reports them.
         case cryptoProviderFailure
+        /// The database's schema calls a function that SQLCipherKit never runs from a schema, so SQLite would not
+        /// load it: a view, trigger, CHECK constraint, DEFAULT, index or generated column calls a function that is
+        /// not innocuous (`sqlcipher_export()`, say, which writes a copy of the database wherever its argument
+        /// says).
+        ///
+        /// Not a damaged file: every connection runs with [`trusted_schema`](https://sqlite.org/pragma.html#pragma_trusted_schema)
+        /// off, and SQLite then calls the schema "malformed" ("malformed database schema (t) - unsafe use of
+        /// sqlcipher_export()") although the file is intact. A program that allows such schemas wrote it. Remove
+        /// or change the object with that program; SQLCipherKit does not load it, because every read or write
+        /// that touches the object would run the function on the caller's behalf.
+        case unsafeSchema
         /// Any other SQLite error; ``SQLCipherError/resultCode`` says which.
         case sqlite
     }
@@ -147,6 +158,8 @@ extension SQLCipherError {
     /// Matches errors of kind ``Kind/cryptoProviderFailure`` in a `catch` clause:
     /// `catch SQLCipherError.cryptoProviderFailure`.
     public static let cryptoProviderFailure = Kind.cryptoProviderFailure
+    /// Matches errors of kind ``Kind/unsafeSchema`` in a `catch` clause: `catch SQLCipherError.unsafeSchema`.
+    public static let unsafeSchema = Kind.unsafeSchema
     /// Matches errors of kind ``Kind/sqlite`` in a `catch` clause: `catch SQLCipherError.sqlite`.
     public static let sqlite = Kind.sqlite
 }
@@ -204,6 +217,10 @@ extension SQLCipherError: CustomStringConvertible {
         case .cryptoProviderFailure:
             return "The crypto provider (OpenSSL) failed on \(file); the failed statement wrote nothing: close the "
                 + "connection and open it again, and if it keeps failing check OpenSSL's configuration (OPENSSL_CONF)."
+        case .unsafeSchema:
+            return "\(file) is intact, but its schema calls a function SQLCipherKit never runs from a schema (a view, "
+                + "trigger, CHECK, DEFAULT, index or generated column that calls it; SQLite then calls the schema "
+                + "malformed): remove or change that object with the program that wrote it."
         case .sqlite:
             return "SQLite reported an error."
         }

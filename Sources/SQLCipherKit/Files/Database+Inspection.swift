@@ -10,7 +10,8 @@ extension Database {
     ///
     /// - Throws: ``SQLCipherError/Kind/wrongKeyOrNotADatabase`` when no format opens it with this key;
     ///   ``SQLCipherError/Kind/corrupt`` when a format reads its first page but the file is damaged (for
-    ///   example, truncated);
+    ///   example, truncated); ``SQLCipherError/Kind/unsafeSchema`` when a format reads it but its schema calls a
+    ///   function SQLCipherKit never runs from a schema;
     ///   ``SQLCipherError/Kind/cannotOpen`` when the file does not exist.
     public static func detectFormat(path: String, key: Key) throws(SQLCipherError) -> DatabaseFormat {
         guard access(path, R_OK) == 0 else {
@@ -21,7 +22,7 @@ extension Database {
         do {
             _ = try Database(unencryptedPath: path, configuration: .inspection())
             return .plaintext
-        } catch where error.kind == .corrupt {
+        } catch where error.kind == .corrupt || error.kind == .unsafeSchema {
             throw error
         } catch {}
         for version in [4, 3, 2, 1] {
@@ -29,7 +30,7 @@ extension Database {
             do {
                 _ = try Database(path: path, key: key, configuration: configuration)
                 return .sqlcipher(version: version)
-            } catch where error.kind == .corrupt {
+            } catch where error.kind == .corrupt || error.kind == .unsafeSchema {
                 throw error
             } catch {}
         }

@@ -134,7 +134,7 @@ struct SQLPromisesTests {
         if error?.message.hasPrefix("unsafe use of sqlcipher_export()") == true {
             // Refused by the engine before the guard: trusted_schema is off, so a function that is not innocuous
             // does not run from a view (SQLite reports it; the SQL holds no key).
-            #expect(error?.kind == .sqlite, "\(String(describing: error))")
+            #expect(error?.kind == .unsafeSchema, "\(String(describing: error))")
         } else {
             try Self.expectGuardRefusal(error)
         }

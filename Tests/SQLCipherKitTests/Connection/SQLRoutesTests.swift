@@ -75,12 +75,31 @@ struct SQLRoutesTests {
         if !route.plant(for: payload).isEmpty,
            let error = thrownError({ try scene.db.execute("SELECT count(*) FROM t") }) {
             #expect(error.message.contains("unsafe use of sqlcipher_export()"), "\(label): \(error)")
+            // The file is intact: not called corrupt (it was, until SQLCipherError.Kind.unsafeSchema).
+            #expect(error.kind == .unsafeSchema && !error.description.contains("corrupt"), "\(label): \(error)")
             planted = true
         }
         var effects = detector.connectionEffects(reads: !planted) { sql in (try? scene.db.textValue(sql)) ?? nil }
         // Closed first, so that WAL frames and journals are where they end up; held-open and temporary files too.
         let findings = try scene.closeAndScan()
         #expect(findings.isEmpty, "\(label): plaintext marker in \(findings)")
+        if planted {
+            // Opened afresh with the key and settings that wrote it. Read-write, the open itself gets the same typed
+            // answer (its first read loads the schema); read-only, SQLite drops CHECK constraints (a read-only
+            // connection never writes), so the file opens and reads. detectFormat (read-write when it can be, leaving
+            // the folder as found) reports it, not "no format opens it".
+            let writing = thrownError { _ = try scene.reopen(mode: .readWrite) }
+            #expect(writing?.kind == .unsafeSchema && writing?.description.contains("corrupt") == false
+                    && writing?.message.hasPrefix("malformed database schema (c) - unsafe use of ") == true
+                    && writing?.sql == nil, "\(label): \(String(describing: writing))")
+            #expect(try scene.reopen().scalar(Int.self, "SELECT count(*) FROM t") == SQLPromisesTests.Scene.rowCount)
+            if configuration.name == CipherConfiguration.sqlcipher4.name {
+                let detecting = thrownError {
+                    _ = try Database.detectFormat(path: scene.folder.file("main.db"), key: scene.key)
+                }
+                #expect(detecting?.kind == .unsafeSchema, "\(label): \(String(describing: detecting))")
+            }
+        }
         effects += detector.fileEffects(since: before, asked: asked,
                                         allowedCopy: payload == .vacuumInto ? "vacuumed.db" : nil,
                                         reopen: planted ? nil : { name in
