@@ -356,17 +356,21 @@ def scan_shell(scripts):
     return found
 
 
-def scan(root, files=None):
-    files = tracked_files(root) if files is None else files
-    texts, scripts = {}, {}
-    for path in files:
-        full = os.path.join(root, path)
-        if not os.path.isfile(full):
-            continue
+def read_texts(root, files=None):
+    """{path: text} of the files (default: tracked_files) under root that read as UTF-8 text."""
+    texts = {}
+    for path in tracked_files(root) if files is None else files:
         try:
-            text = open(full, encoding="utf-8").read()
+            with open(os.path.join(root, path), encoding="utf-8") as source:
+                texts[path] = source.read()
         except (UnicodeDecodeError, OSError):
             continue
+    return texts
+
+
+def scan(root, files=None):
+    texts, scripts = {}, {}
+    for path, text in read_texts(root, files).items():
         if is_shell(path, text) or path == ".ci/run":
             scripts[path] = text
         elif re.search(r'\.(swift|c|h|py|tcl|awk|lua)$', path):
@@ -507,13 +511,7 @@ def early_exits(texts):
 
 
 def check_early_exits(results):
-    texts = {}
-    for path in tracked_files(REPOSITORY):
-        try:
-            with open(os.path.join(REPOSITORY, path), encoding="utf-8") as source:
-                texts[path] = source.read()
-        except (OSError, UnicodeDecodeError):
-            continue
+    texts = read_texts(REPOSITORY)
     scripts = [p for p, t in texts.items() if is_shell(p, t) and any(PIPEFAIL.search(l) for l in shell_code(t))]
     found = early_exits(texts)
     shells = sum(1 for p, t in texts.items() if is_shell(p, t))
