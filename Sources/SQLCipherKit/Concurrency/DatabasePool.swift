@@ -126,9 +126,20 @@ public final class DatabasePool: @unchecked Sendable {
         let connectionKey: Key?
         if let key, key.kind == .passphrase {
             if let salt = try DatabasePool.existingSalt(path: path, settings: settings) {
-                connectionKey = try KeyDerivation.rawKey(from: key, salt: salt, settings: settings)
-                writer = try Database(path: path, optionalKey: connectionKey, configuration: writerConfiguration,
-                                      preflight: true)
+                do {
+                    let derived = try KeyDerivation.rawKey(from: key, salt: salt, settings: settings)
+                    writer = try Database(path: path, optionalKey: derived, configuration: writerConfiguration,
+                                          preflight: true)
+                    connectionKey = derived
+                } catch where error.kind == .wrongKeyOrNotADatabase && settings.salt == nil {
+                    // The file's first 16 bytes are not always the salt the engine uses: after a crash in the middle
+                    // of a checkpoint they can be torn while the WAL holds page 1 whole, and the engine reads the
+                    // salt from there (the pin's local change kdf-salt-from-wal). Open with the passphrase, as any
+                    // connection would, and derive once with the salt the engine found; a wrong passphrase fails here
+                    // again, with the same error.
+                    writer = try Database(path: path, key: key, configuration: writerConfiguration)
+                    connectionKey = try KeyDerivation.rawKey(from: key, salt: try writer.cipherSalt(), settings: settings)
+                }
             } else {
                 // A new database: the writer creates the salt, then the key is derived with it.
                 writer = try Database(path: path, key: key, configuration: writerConfiguration)
@@ -163,7 +174,8 @@ public final class DatabasePool: @unchecked Sendable {
         }
     }
 
-    /// The salt of an existing, non-empty database file, or nil for a new one.
+    /// The salt of an existing, non-empty database file (its first 16 bytes, which the engine confirms when the pool
+    /// opens), or nil for a new one.
     static func existingSalt(path: String, settings: CipherSettings) throws(SQLCipherError) -> [UInt8]? {
         if let headerSize = settings.plaintextHeaderSize, headerSize > 0 {
             guard let salt = settings.salt else {

@@ -46,8 +46,9 @@ extension Database {
         )
     }
 
-    /// The database's 16-byte salt: the file's first 16 bytes, or the salt set in
-    /// ``CipherSettings/salt`` when the file has a plaintext header. Keep it when you migrate a database
+    /// The database's 16-byte salt: the first 16 bytes of page 1 (the file's first 16 bytes; in WAL mode, page 1's
+    /// newest copy in the WAL, when the connection has read one), or the salt set in ``CipherSettings/salt`` when the
+    /// file has a plaintext header. Keep it when you migrate a database
     /// to a plaintext header: it is needed to open it.
     public func cipherSalt(schema: String = "main") throws(SQLCipherError) -> [UInt8] {
         guard let hex = try textValue("PRAGMA \(schema.quotedIdentifier).cipher_salt"),
