@@ -10,16 +10,21 @@ import Synchronization
 /// its own per call: 512 concurrent saves would start 512 threads.
 ///
 /// Cancellation before the work starts skips it; during the work it interrupts the connection running it, and
-/// only that one: the job says which connection it holds, under the same lock the cancel handler takes.
+/// only that one: the job says which connection it holds, under the same lock the cancel handler takes. A job
+/// that shares its transaction with other jobs (a group commit, ``WriteGroups``) is not interruptible: SQLite rolls
+/// back the whole transaction when a writing statement is interrupted, which would undo the other jobs' work. Such
+/// a job stops at its next statement instead, and throws when its body returns after a cancel.
 final class AsyncJob: Sendable {
-    private enum State {
-        case pending
-        case running(InterruptHandle)
-        case finished
-        case cancelled
+    private struct State {
+        /// Whether the job's work runs now.
+        var running = false
+        /// The connection a cancel interrupts while the work runs; nil for work that may not be interrupted.
+        var handle: InterruptHandle?
+        /// Set by a cancel, and kept: a job run again (a group commit's rerun) stays cancelled.
+        var cancelled = false
     }
 
-    private let state = Mutex<State>(.pending)
+    private let state = Mutex(State())
 
     /// Runs `work` on one of `workers` and returns its result to the awaiting task.
     static func run<Result: Sendable>(on workers: WorkerThreads,
@@ -39,32 +44,42 @@ final class AsyncJob: Sendable {
     /// Runs `body` on `database` as this job: cancellation interrupts it only while it runs.
     ///
     /// `sqlite3_interrupt` does nothing between two statements, so the connection also checks for cancellation
-    /// before each statement starts, and a progress handler while it runs.
-    func perform<Result>(on database: Database, _ body: (Database) throws -> Result) throws -> Result {
-        try start(on: database.interruptHandle)
+    /// before each statement starts, and a progress handler while it runs. When `interruptible` is false (the job
+    /// shares its transaction with others), a cancel only stops the next statement from starting, and a body that
+    /// returns after a cancel throws ``SQLCipherError/Kind/interrupted``, so that its caller rolls its work back.
+    func perform<Result>(on database: Database, interruptible: Bool = true, _ body: (Database) throws -> Result)
+        throws -> Result {
+        try start(on: interruptible ? database.interruptHandle : nil)
         database.isCancelled = { self.isCancelled }
         defer {
             database.isCancelled = nil
             finish()
+        }
+        guard interruptible else {
+            let result = try body(database)
+            if isCancelled {
+                throw SQLCipherError.api(.interrupted, "the task was cancelled while its write ran in a group commit: "
+                    + "its work was rolled back", path: database.path)
+            }
+            return result
         }
         return try database.withProgressHandlerRethrowing(every: 1000, { self.isCancelled }) {
             try body(database)
         }
     }
 
-    /// Whether the task was cancelled (while the job runs).
+    /// Whether the task was cancelled.
     var isCancelled: Bool {
-        state.withLock { state in
-            if case .cancelled = state { return true }
-            return false
-        }
+        state.withLock { $0.cancelled }
     }
 
-    /// Marks the job as running on the connection behind `handle`; throws when it was cancelled already.
-    func start(on handle: InterruptHandle) throws(SQLCipherError) {
+    /// Marks the job as running on the connection behind `handle` (nil: a cancel may not interrupt it); throws when
+    /// it was cancelled already.
+    func start(on handle: InterruptHandle?) throws(SQLCipherError) {
         let cancelled = state.withLock { state -> Bool in
-            if case .cancelled = state { return true }
-            state = .running(handle)
+            if state.cancelled { return true }
+            state.running = true
+            state.handle = handle
             return false
         }
         if cancelled {
@@ -74,15 +89,17 @@ final class AsyncJob: Sendable {
 
     /// Marks the job as done with its connection: a later cancel no longer touches it.
     func finish() {
-        state.withLock { $0 = .finished }
-    }
-
-    private func cancel() {
         state.withLock { state in
-            if case .running(let handle) = state { handle.interrupt() }
-            if case .finished = state { return }
-            state = .cancelled
+            state.running = false
+            state.handle = nil
         }
     }
 
+    /// Marks the job cancelled: skipped if it has not started, interrupted if it runs interruptibly.
+    func cancel() {
+        state.withLock { state in
+            state.cancelled = true
+            if state.running, let handle = state.handle { handle.interrupt() }
+        }
+    }
 }

@@ -41,13 +41,17 @@ public final class DatabasePool: @unchecked Sendable {
         /// writer across `await`s, so a session awaiting work that itself waits for the writer would otherwise
         /// hang silently. Closing the pool waits without limit.
         public var writerWaitTimeout: Duration?
+        /// How `async` ``DatabasePool/write(_:)-94hpm`` calls that wait together share one commit (one fsync).
+        /// Default: on (``GroupCommit/default``); ``GroupCommit/off`` commits each write on its own.
+        public var groupCommit: GroupCommit
 
         /// A configuration with `readerCount` readers.
         public init(readerCount: Int = 4, database: Database.Configuration = .init(),
-                    writerWaitTimeout: Duration? = .seconds(60)) {
+                    writerWaitTimeout: Duration? = .seconds(60), groupCommit: GroupCommit = .default) {
             self.readerCount = readerCount
             self.database = database
             self.writerWaitTimeout = writerWaitTimeout
+            self.groupCommit = groupCommit
         }
     }
 
@@ -66,6 +70,8 @@ public final class DatabasePool: @unchecked Sendable {
     private var writer: Database?
     /// Runs the work of `async` calls: one thread per connection at most (see ``WorkerThreads``).
     let workers: WorkerThreads
+    /// Groups `async` writes that wait together into one commit (``Configuration/groupCommit``).
+    private let writeGroups: WriteGroups
     private let readers: ReaderPool
     private var key: Key?
     /// Set once by ``close()``.
@@ -112,6 +118,8 @@ public final class DatabasePool: @unchecked Sendable {
         guard path != ":memory:", !path.isEmpty else {
             throw .api(.invalidArgument, "a pool needs a database file: in-memory databases are private to one connection")
         }
+        try configuration.groupCommit.validate()
+        writeGroups = WriteGroups(limits: configuration.groupCommit)
         self.path = path
         self.configuration = configuration
         isEncrypted = key != nil
@@ -230,13 +238,18 @@ public final class DatabasePool: @unchecked Sendable {
         }
     }
 
-    /// ``write(_:)`` for `async` callers; cancelling the task interrupts its statement.
+    /// ``write(_:)`` for `async` callers; cancelling the task stops its work, which is rolled back.
     ///
     /// The task waits for the writer without holding a thread, for at most
-    /// ``Configuration/writerWaitTimeout``; then one of the pool's worker threads runs `body`.
+    /// ``Configuration/writerWaitTimeout``; then one of the pool's worker threads runs `body`. Writes that wait
+    /// together share one commit (``Configuration/groupCommit``, on by default): each returns only once the commit
+    /// holding its work is durable, and one that fails, fails alone (``Configuration/GroupCommit``).
     public func write<Result: Sendable>(_ body: @escaping @Sendable (Database) throws -> Result) async throws -> Result {
         try checkNotInSession("DatabasePool.write")
         try checkOpen()
+        if writeGroups.limits.isEnabled {
+            return try await writeGroups.submit(to: self, body)
+        }
         try await writerGate.acquire(timeout: configuration.writerWaitTimeout)
         defer { writerGate.release() }
         // The job has finished when this returns (even when the task was cancelled): the gate is free to go.
@@ -343,6 +356,9 @@ public final class DatabasePool: @unchecked Sendable {
         (try? withWriter { $0.keyKind }, readers.keyKinds)
     }
 
+    /// The `async` writes queued for a group commit, the one whose task leads included (for tests).
+    var groupCommitQueueCount: Int { writeGroups.queuedCount }
+
     /// Whether ``close()`` was called.
     public var isClosed: Bool { closed.isSet }
 
@@ -366,6 +382,14 @@ public final class DatabasePool: @unchecked Sendable {
         try writerGate.acquire(timeout: configuration.writerWaitTimeout)
         defer { writerGate.release() }
         return try withGateHeld(body)
+    }
+
+    /// Runs `body` on the writer as the pool's write work (nested pool calls refused, a nested close performed at
+    /// the end); the caller holds the writer gate. For ``WriteGroups``, whose transaction is its own.
+    func withWriterForGroup(_ body: (Database) throws -> Void) throws {
+        try marked("DatabasePool.write") {
+            try withGateHeld(body)
+        }
     }
 
     /// Runs `body` on the writer; the caller holds the writer gate.
