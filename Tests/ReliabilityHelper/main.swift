@@ -9,7 +9,7 @@ import Glibc
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
-    fail(usage: "usage: ReliabilityHelper write|rekey|disk-full|at-rest|memory-scan|concurrent-writer|counter-writer|guard-spellings|first-opens|power-loss|sanitizer-control|process-state-control|route-controls ARGUMENTS")
+    fail(usage: "usage: ReliabilityHelper write|rekey|disk-full|group-commit-full|at-rest|memory-scan|concurrent-writer|counter-writer|guard-spellings|first-opens|power-loss|sanitizer-control|process-state-control|route-controls ARGUMENTS")
 }
 let rest = Array(arguments.dropFirst())
 
@@ -17,6 +17,7 @@ switch command {
 case "write": WriteLoop.run(rest)
 case "rekey": RekeyRun.run(rest)
 case "disk-full": DiskFull.run(rest)
+case "group-commit-full": GroupCommitFull.run(rest)
 case "at-rest": AtRest.run(rest)
 case "memory-scan": MemoryScan.run(rest)
 case "concurrent-writer": ConcurrentWriter.run(rest)

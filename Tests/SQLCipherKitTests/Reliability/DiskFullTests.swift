@@ -58,4 +58,26 @@ struct DiskFullTests {
         print("RELIABILITY disk full (\(mode)): \(Self.runs) runs, \(commits) commits kept, failures \(kinds.sorted { $0.key < $1.key }), "
               + "0 lost, \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
     }
+
+    @Test("A group commit whose commit fails on a full disk acknowledges none of its writes, and the pool goes on")
+    func groupCommitFailsWhole() throws {
+        let folder = try TemporaryDirectory()
+        let keyHex = randomKeyHex()
+        let path = folder.file("group.db"), writes = 40
+        let child = try HelperProcess(["group-commit-full", path, "\(writes)"], environment: ["RELIABILITY_KEY_HEX": keyHex])
+        var lines: [String] = []
+        while let line = child.readLine() { lines.append(line) }
+        child.finish()
+        let context = "\(lines) \(child.standardError)"
+        try #require(child.exitStatus == 0, "\(context)")
+        #expect(lines.first == "queued \(writes)", "\(context)")
+        let outcomes = lines.filter { $0.hasPrefix("write ") }
+        #expect(outcomes == (0..<writes).map { "write \($0) error full" }, "every write fails with the commit's error: \(context)")
+        #expect(lines.contains("rows 0"), "no write of the failed group is in the database: \(context)")
+        #expect(lines.last == "after ok", "the pool takes writes again: \(context)")
+        let db = try Database(path: path, key: try Key.rawKey(hex: Array(keyHex.utf8)), mode: .readOnly)
+        defer { db.close() }
+        #expect(try db.scalar(Int.self, "SELECT count(*) FROM item") == 1)
+        #expect(try db.integrityCheck().isEmpty)
+    }
 }
