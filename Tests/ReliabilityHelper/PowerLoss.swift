@@ -4,12 +4,14 @@ import Glibc
 import Foundation
 import PowerLossVFS
 import ReliabilitySupport
-import SQLCipherKit
+@testable import SQLCipherKit
 
 /// `power-loss KIND FOLDER`: a workload on `FOLDER/power.db` through the power-cut simulator (PowerLossVFS),
 /// which cuts the power at the event POWERLOSS_CUT (0: at the end) and exits. KIND is the API and journal mode:
-/// `database-delete`, `database-wal`, `queue-delete`, `queue-wal`, or `pool` (WAL, with a reader thread reading
-/// while the writer writes). The steps, drawn from RELIABILITY_SEED: transactions (``Workload``, most of them),
+/// `database-delete`, `database-wal`, `queue-delete`, `queue-wal`, `pool` (WAL, with a reader thread reading
+/// while the writer writes), or `pool-groups` (a pool's group commit: ``groupWriters`` tasks write at once through
+/// the `async` write, each transaction numbering itself from the tally, so that the pool groups them; no other
+/// step). The steps, drawn from RELIABILITY_SEED: transactions (``Workload``, most of them),
 /// checkpoints (WAL), rekeys between the two keys, backups to `FOLDER/backup-N.db` and VACUUM, as far as the API
 /// offers them (a queue: transactions only; a pool: no VACUUM and no explicit checkpoint, it checkpoints itself).
 ///
@@ -68,7 +70,9 @@ enum PowerLoss {
     static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
     static func run(_ arguments: [String]) {
-        guard arguments.count == 2 else { fail(usage: "power-loss database-delete|database-wal|queue-delete|queue-wal|pool FOLDER") }
+        guard arguments.count == 2 else {
+            fail(usage: "power-loss database-delete|database-wal|queue-delete|queue-wal|pool|pool-groups FOLDER")
+        }
         let kind = arguments[0], folder = arguments[1], path = folder + "/power.db"
         let keys = [environmentKey("RELIABILITY_KEY_HEX"), environmentKey("RELIABILITY_NEW_KEY_HEX")]
         let seed = environmentSeed()
@@ -86,7 +90,7 @@ enum PowerLoss {
         guard direct || powerloss_install(seed, policy) == 0 else { fail("cannot install the power-loss VFS") }
 
         // The set-up, before the cuts begin: the database, its journal mode, its tables, a few transactions.
-        let wal = kind.hasSuffix("wal") || kind == "pool"
+        let wal = kind.hasSuffix("wal") || kind.hasPrefix("pool")
         if kind.hasPrefix("queue") {
             // A queue's closures run in a transaction, where the journal mode cannot change: set it first.
             orFail("journal mode") {
@@ -101,7 +105,7 @@ enum PowerLoss {
                 return .database(try Database(path: path, key: keys[0], configuration: configuration))
             case "queue-delete", "queue-wal":
                 return .queue(try DatabaseQueue(path: path, key: keys[0], configuration: configuration))
-            case "pool":
+            case "pool", "pool-groups":
                 return .pool(try DatabasePool(path: path, key: keys[0],
                                               configuration: .init(readerCount: 2, database: configuration)))
             default:
@@ -125,6 +129,12 @@ enum PowerLoss {
         if case .pool(let pool) = target { startReader(pool) }
         if !direct { powerloss_arm(cut) }
         report("ready \(tx)")
+        if kind == "pool-groups", case .pool(let pool) = target {
+            writeInGroups(pool, steps: steps, seed: seed)
+            let statistics = pool.groupCommitStatistics
+            report("groups \(statistics.groups) writes \(statistics.writes)")
+            finish(direct: direct)
+        }
 
         var keyIndex = 0, backups = 0
         for _ in 0..<steps {
@@ -155,12 +165,52 @@ enum PowerLoss {
                 tx += 1
             }
         }
+        finish(direct: direct)
+    }
+
+    /// Reports the events and cuts the power at the end of the workload (or, direct, exits).
+    static func finish(direct: Bool) -> Never {
         if direct {
             report("events 0")
             _exit(0)  // not exit: the reader thread is still reading, and exit handlers would run under it
         }
         report("events \(powerloss_events())")
         powerloss_cut_now()
+        fail("the power cut returned")
+    }
+
+    /// The writer tasks of `pool-groups`.
+    static let groupWriters = 8
+
+    /// `pool-groups`: ``groupWriters`` tasks share `steps` transactions through the pool's `async` write, which
+    /// groups the ones that wait together into one commit. Each transaction takes the next number from the tally
+    /// inside its write (so the numbers follow the commit order) and is reported after its write returns.
+    static func writeInGroups(_ pool: DatabasePool, steps: Int, seed: UInt64) {
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            await withTaskGroup(of: Void.self) { group in
+                for writer in 0..<groupWriters {
+                    group.addTask {
+                        for _ in stride(from: writer, to: steps, by: groupWriters) {
+                            do {
+                                let (tx, rows) = try await pool.write { db -> (Int, Int) in
+                                    let tx = (try db.scalar(Int.self, "SELECT lastTx FROM tally") ?? 0) + 1
+                                    var generator = SplitMix64(seed: seed &+ UInt64(tx) &* 0x9E37_79B9)
+                                    let rows = Int.random(in: 1...12, using: &generator)
+                                    try Workload.commit(db, tx: tx, rows: rows, maxPayload: 800, using: &generator)
+                                    return (tx, rows)
+                                }
+                                report("commit \(tx) \(rows)")
+                            } catch {
+                                fail("a grouped transaction failed: \(error)")
+                            }
+                        }
+                    }
+                }
+            }
+            done.signal()
+        }
+        done.wait()
     }
 
     /// Reads on its own thread while the writer writes, as a pool's readers do in an app; a failed read fails the

@@ -358,6 +358,8 @@ public final class DatabasePool: @unchecked Sendable {
 
     /// The `async` writes queued for a group commit, the one whose task leads included (for tests).
     var groupCommitQueueCount: Int { writeGroups.queuedCount }
+    /// The groups committed so far and the writes they held (for tests).
+    var groupCommitStatistics: (groups: Int, writes: Int) { writeGroups.statistics }
 
     /// Whether ``close()`` was called.
     public var isClosed: Bool { closed.isSet }

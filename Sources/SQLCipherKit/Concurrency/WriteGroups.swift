@@ -28,6 +28,10 @@ final class WriteGroups: Sendable {
     /// The number of writes waiting (for tests).
     var queuedCount: Int { state.withLock { $0.queue.count } }
 
+    /// The groups committed so far and the writes they held (for tests: that a workload formed groups at all).
+    private let committed = Mutex((groups: 0, writes: 0))
+    var statistics: (groups: Int, writes: Int) { committed.withLock { $0 } }
+
     /// One queued write.
     final class Entry: @unchecked Sendable {
         // Invariants that make the class Sendable: `runsAlone` is only touched under WriteGroups' lock; the body's
@@ -275,6 +279,7 @@ final class WriteGroups: Sendable {
         if open {
             do {
                 try database.commitTransaction()
+                committed.withLock { $0.groups += 1; $0.writes += members.count }
             } catch {
                 database.rollbackTransaction()
                 for member in members { member.fail(error) }
