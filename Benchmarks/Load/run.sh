@@ -173,6 +173,27 @@ check_file() {
   fi
 }
 
+# Counts the server's fsync and fdatasync calls while the measured run lasts (perf's syscall tracepoints, counted
+# in the kernel: no stop per call, unlike strace), for the fsyncs per acknowledged write; -1 when perf cannot.
+perf_pid=
+syncs_start() {
+  perf_pid=
+  rm -f "$work/perf.csv"
+  command -v perf >/dev/null || return 0
+  perf stat -x, -e syscalls:sys_enter_fdatasync,syscalls:sys_enter_fsync -p "$pid" -o "$work/perf.csv" \
+    2>/dev/null &
+  perf_pid=$!
+  sleep 0.2
+}
+syncs_stop() {
+  if [ -n "$perf_pid" ]; then
+    kill -INT "$perf_pid" 2>/dev/null || true
+    wait "$perf_pid" 2>/dev/null || true
+  fi
+  awk -F, '/syscalls:sys_enter_f(data)?sync/ { if ($1 ~ /^[0-9]+$/) { n += $1; seen++ } }
+           END { print (seen == 2 ? n : -1) }' "$work/perf.csv" 2>/dev/null || echo -1
+}
+
 wrk_run() { # seconds connections write_percent seed
   wrk -t 1 -c "$2" -d "${1}s" --timeout 10s --latency -s "$here/mix.lua" "http://127.0.0.1:$port" \
     -- "$work/ids.txt" "$3" "$4"
@@ -190,7 +211,7 @@ wrk_run() { # seconds connections write_percent seed
   echo "Load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 } >"$work/facts.txt"
 
-printf 'round\tstorage\tmix\tconnections\tdatabase\trequests\tduration_us\tstatus_errors\tconnect_errors\tread_errors\twrite_errors\ttimeouts\tp50_us\tp90_us\tp99_us\tmax_us\tmean_us\treads\tpages\tcreates\tupdates\tdeletes\trss_boot_kb\trss_before_kb\trss_after_kb\thwm_after_kb\tcpu_s\tload1_before\tload1_after\tfile\n' \
+printf 'round\tstorage\tmix\tconnections\tdatabase\trequests\tduration_us\tstatus_errors\tconnect_errors\tread_errors\twrite_errors\ttimeouts\tp50_us\tp90_us\tp99_us\tmax_us\tmean_us\treads\tpages\tcreates\tupdates\tdeletes\trss_boot_kb\trss_before_kb\trss_after_kb\thwm_after_kb\tcpu_s\tload1_before\tload1_after\tfile\tsyncs\n' \
   >"$work/results.tsv"
 
 offset=0
@@ -215,7 +236,9 @@ for round in $(seq 1 "$rounds"); do
         load_before=$(cut -d' ' -f1 /proc/loadavg)
         rss_before=$(rss_kb "$pid")
         cpu_before=$(cpu_ticks "$pid")
+        syncs_start
         wrk_run "$duration" "$c" "$write_percent" "$round$c$i" >"$work/wrk.out"
+        syncs=$(syncs_stop)
         cpu_after=$(cpu_ticks "$pid")
         rss_after=$(rss_kb "$pid")
         hwm_after=$(hwm_kb "$pid")
@@ -232,7 +255,8 @@ fields = dict(item.split("=") for item in sys.argv[1].split()[1:])
 keys = ["requests", "duration_us", "status_errors", "connect_errors", "read_errors", "write_errors", "timeouts",
         "p50_us", "p90_us", "p99_us", "max_us", "mean_us", "reads", "pages", "creates", "updates", "deletes"]
 print("\t".join(["$round", "$storage", "$mix", "$c", "$database"] + [fields[k] for k in keys]
-                + ["$rss_boot", "$rss_before", "$rss_after", "$hwm_after", "$cpu_s", "$load_before", "$load_after", "$file"]))
+                + ["$rss_boot", "$rss_before", "$rss_after", "$hwm_after", "$cpu_s", "$load_before", "$load_after", "$file",
+                   "$syncs"]))
 PY
         printf '  round %s, %s, %s mix, %3s connections, %-21s %s\n' "$round" "$storage" "$mix" "$c" "$database" \
           "$(python3 -c "import sys; f = dict(i.split('=') for i in sys.argv[1].split()[1:]); print('%.0f req/s, p99 %.1f ms, errors %d' % (int(f['requests']) / int(f['duration_us']) * 1e6, int(f['p99_us']) / 1000, sum(int(f[k]) for k in ['status_errors', 'connect_errors', 'read_errors', 'write_errors', 'timeouts'])))" "$result")"
