@@ -185,13 +185,14 @@ syncs_start() {
   perf_pid=$!
   sleep 0.2
 }
+# Sets syncs (not in a command substitution: perf must be this shell's child to be waited for).
 syncs_stop() {
   if [ -n "$perf_pid" ]; then
     kill -INT "$perf_pid" 2>/dev/null || true
     wait "$perf_pid" 2>/dev/null || true
   fi
-  awk -F, '/syscalls:sys_enter_f(data)?sync/ { if ($1 ~ /^[0-9]+$/) { n += $1; seen++ } }
-           END { print (seen == 2 ? n : -1) }' "$work/perf.csv" 2>/dev/null || echo -1
+  syncs=$(awk -F, '/syscalls:sys_enter_f(data)?sync/ { if ($1 ~ /^[0-9]+$/) { n += $1; seen++ } }
+                  END { print (seen == 2 ? n : -1) }' "$work/perf.csv" 2>/dev/null || echo -1)
 }
 
 wrk_run() { # seconds connections write_percent seed
@@ -238,7 +239,7 @@ for round in $(seq 1 "$rounds"); do
         cpu_before=$(cpu_ticks "$pid")
         syncs_start
         wrk_run "$duration" "$c" "$write_percent" "$round$c$i" >"$work/wrk.out"
-        syncs=$(syncs_stop)
+        syncs_stop
         cpu_after=$(cpu_ticks "$pid")
         rss_after=$(rss_kb "$pid")
         hwm_after=$(hwm_kb "$pid")
