@@ -100,7 +100,8 @@ echo "$command_line" >"$work/command.txt"
 # the pool derives its key with SQLCipher's PBKDF2 once, at boot, as the app does in production.
 (umask 077 && openssl rand -hex 32 >"$work/key")
 
-variants=(encrypted unencrypted fluent-sqlite-driver)
+# unencrypted-ungrouped: the unencrypted pool with its group commit off (issue 46), the same engine side by side.
+variants=(encrypted unencrypted unencrypted-ungrouped fluent-sqlite-driver)
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 pid=
 cleanup() {
@@ -226,8 +227,8 @@ for round in $(seq 1 "$rounds"); do
       *) echo "unknown mix $mix (read or write)" >&2; exit 64 ;;
     esac
     for c in $connections; do
-      for i in 0 1 2; do
-        database=${variants[$(((i + offset) % 3))]}
+      for i in "${!variants[@]}"; do
+        database=${variants[$(((i + offset) % ${#variants[@]}))]}
         start_server "$database"
         grep -m1 '^engine: ' "$work/server.log" >>"$work/engines.txt" || true
         curl -sf "http://127.0.0.1:$port/todos" \

@@ -15,6 +15,9 @@ enum LoadDatabase: String, CaseIterable, Sendable {
     case unencrypted
     /// vapor/fluent-sqlite-driver 4.9.0, `.sqlite(.file(path))` as its README shows, on sqlite-nio's SQLite.
     case sqliteDriver = "fluent-sqlite-driver"
+    /// As `unencrypted`, with the pool's group commit off (`GroupCommit.off`): each write commits on its own, as
+    /// before issue 46, measured side by side with the default.
+    case unencryptedUngrouped = "unencrypted-ungrouped"
 }
 
 /// `todo-load-server serve --hostname H --port P` (any Vapor command): Examples/VaporTodo's app on the database
@@ -41,6 +44,10 @@ enum LoadServer {
                 try await configure(app, settings: TodoSettings(environment: variables))
             case .unencrypted:
                 try await configure(app, database: try .sqlcipher(unencryptedPath: path), as: .sqlcipher)
+            case .unencryptedUngrouped:
+                try await configure(app, database: try .sqlcipher(unencryptedPath: path,
+                                                                  configuration: .init(groupCommit: .off)),
+                                    as: .sqlcipher)
             case .sqliteDriver:
                 try await configure(app, database: .sqlite(.file(path)), as: .sqlite)
             }
