@@ -21,15 +21,34 @@ struct GroupCommitTests {
         database.foreignKeys = true
         let pool = try DatabasePool(path: folder.file("groups.db"), key: .rawKey([UInt8](repeating: 7, count: 32)),
                                     configuration: .init(readerCount: 2, database: database, groupCommit: groupCommit))
-        try pool.write { db in
-            try db.execute("""
-                CREATE TABLE t(v INTEGER UNIQUE);
-                CREATE TABLE parent(id INTEGER PRIMARY KEY);
-                CREATE TABLE child(p INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);
-                CREATE TRIGGER boom BEFORE INSERT ON t WHEN new.v = 99 BEGIN SELECT RAISE(ROLLBACK, 'boom'); END;
-                """)
-        }
+        try pool.write { db in try db.execute(Self.schema) }
         return pool
+    }
+
+    static let schema = """
+        CREATE TABLE t(v INTEGER UNIQUE);
+        CREATE TABLE parent(id INTEGER PRIMARY KEY);
+        CREATE TABLE child(p INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);
+        CREATE TRIGGER boom BEFORE INSERT ON t WHEN new.v = 99 BEGIN SELECT RAISE(ROLLBACK, 'boom'); END;
+        """
+
+    struct Refusal: Error {}
+
+    /// Writes that each fail in their own way, between writes that succeed (after `INSERT INTO t VALUES (1)`):
+    /// a throw (first, without a savepoint, then later), a UNIQUE failure after a row, a deferred foreign key.
+    static let mixedWrites: [@Sendable (Database) throws -> Void] = [
+        { db in try db.execute("INSERT INTO t VALUES (10)"); throw Refusal() },    // first: no savepoint
+        { db in try db.execute("INSERT INTO t VALUES (2)") },
+        { db in try db.execute("INSERT INTO t VALUES (20)"); throw Refusal() },
+        { db in try db.execute("INSERT INTO t VALUES (3)") },
+        { db in try db.execute("INSERT INTO t VALUES (30)"); try db.execute("INSERT INTO t VALUES (1)") },
+        { db in try db.execute("INSERT INTO t VALUES (40)"); try db.execute("INSERT INTO child VALUES (5)") },
+        { db in try db.execute("INSERT INTO t VALUES (4)") },
+    ]
+
+    /// The kind of the error `task` ended with (nil: it succeeded, or the error is not SQLCipherKit's).
+    private func failureKind<Value>(_ task: Task<Value, any Error>) async -> SQLCipherError.Kind? {
+        (await outcome { try await task.value }).error.map { ($0 as? SQLCipherError)?.kind } ?? nil
     }
 
     /// The commit frames in the WAL of the database at `path`: frames of the WAL's current generation (its header's
@@ -104,7 +123,6 @@ struct GroupCommitTests {
 
     @Test("A write that throws, breaks a constraint or leaves a deferred foreign key fails alone; the group commits")
     func failingWritesFailAlone() async throws {
-        struct Refusal: Error {}
         let folder = try TemporaryDirectory()
         let pool = try pool(folder)
         defer { pool.close() }
@@ -112,15 +130,7 @@ struct GroupCommitTests {
         try await pool.write { db in try db.execute("INSERT INTO t VALUES (1)") }
         let hold = try await holdWriter(pool)
         let before = try Self.walCommits(path)
-        let bodies: [@Sendable (Database) throws -> Void] = [
-            { db in try db.execute("INSERT INTO t VALUES (10)"); throw Refusal() },    // first: no savepoint
-            { db in try db.execute("INSERT INTO t VALUES (2)") },
-            { db in try db.execute("INSERT INTO t VALUES (20)"); throw Refusal() },
-            { db in try db.execute("INSERT INTO t VALUES (3)") },
-            { db in try db.execute("INSERT INTO t VALUES (30)"); try db.execute("INSERT INTO t VALUES (1)") },
-            { db in try db.execute("INSERT INTO t VALUES (40)"); try db.execute("INSERT INTO child VALUES (5)") },
-            { db in try db.execute("INSERT INTO t VALUES (4)") },
-        ]
+        let bodies = Self.mixedWrites
         var writes: [Task<Void, any Error>] = []
         for (index, body) in bodies.enumerated() {
             writes.append(Task { try await pool.write(body) })
@@ -164,7 +174,7 @@ struct GroupCommitTests {
         try await hold.done.value
         try await first.value
         try await second.value
-        #expect((await outcome { try await boom.value }).error.map { ($0 as? SQLCipherError)?.kind } == .constraint)
+        #expect(await failureKind(boom) == .constraint)
         try await after.value
         #expect(try await values(pool) == [1, 2, 3])
         #expect(runs.get() == 2, "the first write's body ran again once, after SQLite rolled its work back")
@@ -196,13 +206,13 @@ struct GroupCommitTests {
         let neverRuns = Task { try await pool.write { db in try db.execute("INSERT INTO t VALUES (4)") } }
         try await waitForQueued(pool, 4)
         neverRuns.cancel()
-        #expect((await outcome { try await neverRuns.value }).error.map { ($0 as? SQLCipherError)?.kind } == .interrupted)
+        #expect(await failureKind(neverRuns) == .interrupted)
         #expect(pool.groupCommitQueueCount == 3)
         hold.release()
         try await hold.done.value
         for _ in 0..<400 where !started.get() { try await Task.sleep(for: .milliseconds(5)) }
         cancelled.cancel()
-        #expect((await outcome { try await cancelled.value }).error.map { ($0 as? SQLCipherError)?.kind } == .interrupted)
+        #expect(await failureKind(cancelled) == .interrupted)
         try await first.value
         try await last.value
         #expect(try await values(pool) == [1, 3])
@@ -233,9 +243,38 @@ struct GroupCommitTests {
         try await hold.done.value
         for _ in 0..<400 where !started.get() { try await Task.sleep(for: .milliseconds(5)) }
         long.cancel()
-        #expect((await outcome { try await long.value }).error.map { ($0 as? SQLCipherError)?.kind } == .interrupted)
+        #expect(await failureKind(long) == .interrupted)
         try await next.value
         #expect(try await values(pool) == [2])
+    }
+
+    @Test("Control: the same writes in one transaction without savepoints keep the failed writes' rows, and the deferred foreign key fails the whole commit")
+    func failingWritesControl() throws {
+        // What the checks of failingWritesFailAlone look for, shown on a group made wrong by hand: were the pool to
+        // run its group like this, those checks would see it (rows 10, 20, 30 kept; every write lost at the commit).
+        let folder = try TemporaryDirectory()
+        var configuration = Database.Configuration()
+        configuration.foreignKeys = true
+        for (label, bodies) in [("without the deferred foreign key", Self.mixedWrites.enumerated().filter { $0.offset != 5 }.map(\.element)),
+                                ("with it", Self.mixedWrites)] {
+            let db = try Database(path: folder.file("control-\(bodies.count).db"),
+                                  key: .rawKey([UInt8](repeating: 7, count: 32)), configuration: configuration)
+            defer { db.close() }
+            try db.execute(Self.schema)
+            try db.execute("INSERT INTO t VALUES (1)")
+            try db.execute("BEGIN IMMEDIATE")
+            for body in bodies { _ = try? body(db) }
+            let commit = thrownError { try db.execute("COMMIT") }
+            if db.isInTransaction { try db.execute("ROLLBACK") }
+            let values = (try db.textValue("SELECT group_concat(v) FROM (SELECT v FROM t ORDER BY v)") ?? "")
+            if label == "with it" {
+                #expect(commit?.kind == .constraint, "\(label): \(String(describing: commit))")
+                #expect(values == "1", "\(label): every write of the group is lost: \(values)")
+            } else {
+                #expect(commit == nil, "\(label): \(String(describing: commit))")
+                #expect(values == "1,2,3,4,10,20,30", "\(label): the failed writes' rows are kept: \(values)")
+            }
+        }
     }
 
     @Test("Bounds: at most maxJobs writes per commit; a zero duration commits each write alone; off commits each alone",
