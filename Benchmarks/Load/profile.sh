@@ -2,11 +2,13 @@
 # Where a load-benchmark server's time goes: one server (as run.sh starts it, on a fresh seeded file), loaded by wrk
 # with mix.lua while perf samples it (software clock, call graphs), then its top functions by self time and a
 # breakdown by component (the engine's codec and crypto, the rest of SQLite, Fluent and SQLKit, NIO and Vapor, the
-# kernel...). Run Benchmarks/Load/run.sh first (it builds the server).
+# kernel...), and the server's own latency by request kind (a read, the page, a create, an update, a delete, all
+# writes: RouteTimings.swift), which tells a tail made by writes waiting for the writer from one made by reads.
+# Run Benchmarks/Load/run.sh first (it builds the server).
 #
 #   Benchmarks/Load/profile.sh DATABASE MIX CONNECTIONS [STORAGE] [SECONDS]
-#     DATABASE: encrypted | unencrypted | fluent-sqlite-driver; MIX: read | write | reads-only (mix.lua with no
-#     writes); STORAGE: disk | tmpfs (default)
+#     DATABASE: encrypted | unencrypted | unencrypted-ungrouped | fluent-sqlite-driver; MIX: read | write |
+#     reads-only (mix.lua with no writes); STORAGE: disk | tmpfs (default)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 database=${1:?database}; mix=${2:?mix}; connections=${3:?connections}; storage=${4:-tmpfs}; seconds=${5:-8}
@@ -18,7 +20,8 @@ rm -rf "$work" && mkdir -p "$work"
 if [ "$storage" = tmpfs ]; then data=$(mktemp -d /dev/shm/sqlcipherkit-load.XXXXXX); else data="$work/data"; mkdir -p "$data"; fi
 (umask 077 && openssl rand -hex 32 >"$work/key")
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-environment=(TODO_LOAD_DATABASE="$database" TODO_DATABASE="$data/todo.db" TODO_LOAD_SEED=1000)
+environment=(TODO_LOAD_DATABASE="$database" TODO_DATABASE="$data/todo.db" TODO_LOAD_SEED=1000
+             PROFILE_ROUTE_TIMINGS="$work/timings.txt")
 [ "$database" != encrypted ] || environment+=(TODO_KEY_FILE="$work/key")
 env -u TODO_KEY_CREDENTIAL -u TODO_KEY_FILE "${environment[@]}" \
   "$server" serve --env production --hostname 127.0.0.1 --port "$port" >"$work/server.log" 2>&1 &
@@ -33,6 +36,9 @@ perf_pid=$!
 wrk -t 1 -c "$connections" -d "${seconds}s" --timeout 10s --latency -s "$here/mix.lua" "http://127.0.0.1:$port" \
   -- "$work/ids.txt" "$percent" 1 | grep '^RESULT'
 wait "$perf_pid" || true
+# The server writes its timings when it stops: after it has answered what wrk left queued.
+sleep 1
+kill -TERM "$pid" && wait "$pid" || true
 perf report -i "$work/perf.data" --no-children --sort dso,sym --stdio -g none 2>/dev/null | grep -E '^ +[0-9.]+%' \
   | swift demangle >"$work/self.txt" || true
 perf report -i "$work/perf.data" --children --sort sym --stdio -g none 2>/dev/null | grep -E '^ +[0-9.]+%' \
@@ -44,3 +50,5 @@ echo "== self time by component"
 python3 "$here/components.py" <"$work/self.txt"
 echo "== inclusive time (with what they call) of the steps that matter"
 python3 "$here/components.py" --inclusive <"$work/children.txt"
+echo "== the server's latency by request kind (from its first middleware to the response; the measured run and its warm-up)"
+column -t "$work/timings.txt" 2>/dev/null || cat "$work/timings.txt"

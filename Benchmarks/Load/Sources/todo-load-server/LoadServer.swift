@@ -39,6 +39,8 @@ enum LoadServer {
                     + LoadDatabase.allCases.map(\.rawValue).joined(separator: ", "))
             }
             let path = variables[TodoSettings.databaseVariable] ?? "todo.db"
+            let timings = variables[RouteTimings.variable].map(RouteTimings.init(file:))
+            if let timings { app.middleware.use(timings, at: .beginning) }
             switch database {
             case .encrypted:
                 try await configure(app, settings: TodoSettings(environment: variables))
@@ -55,6 +57,7 @@ enum LoadServer {
             let engine = try await engine(app.db, database)
             FileHandle.standardOutput.write(Data("engine: \(database.rawValue): \(engine)\n".utf8))
             try await app.execute()
+            try timings?.write()
         } catch {
             FileHandle.standardError.write(Data("todo-load-server: \(error)\n".utf8))
             try? await app.asyncShutdown()
