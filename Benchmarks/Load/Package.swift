@@ -50,6 +50,11 @@ let package = Package(
                 .product(name: "Fluent", package: "fluent"),
             ]
         ),
+        // One connection's async writes, grouped or not, for lone-writes.sh (instructions per write under callgrind).
+        .executableTarget(
+            name: "lone-writes",
+            dependencies: [.product(name: "SQLCipherKit", package: sqlCipherKitPackage)]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
