@@ -169,6 +169,12 @@ def section(results, facts, notes):
                         gain = rate(pick(grouped, chosen)) / rate(row)
                         targets.append((f"{storage}: group commit, unencrypted req/s ≥ 1.4 × with it off, write mix, "
                                         f"{count} connections", f"{gain:.2f}", gain >= 1.4))
+                    # A lone write still commits at once: grouping costs one connection nothing (within 5 %, the
+                    # spread of one connection's rounds).
+                    if grouped and count == 1:
+                        gain = rate(pick(grouped, chosen)) / rate(row)
+                        targets.append((f"{storage}: group commit, unencrypted req/s ≥ 0.95 × with it off, {mix} mix, "
+                                        "1 connection", f"{gain:.2f}", gain >= 0.95))
                     continue
                 if database == "fluent-sqlite-driver" or ratio is None:
                     continue
@@ -180,8 +186,18 @@ def section(results, facts, notes):
                     goal = 0.8 if count == 1 else 1.0
                     targets.append((f"{storage}: encrypted req/s ≥ {goal:.1f} × fluent-sqlite-driver, {mix} mix, {count} "
                                     f"connection{'s' if count != 1 else ''}", f"{ratio:.2f}", ratio >= goal))
-                    targets.append((f"{storage}: encrypted p99 ≤ 1.2 × fluent-sqlite-driver's, {mix} mix, {count} "
-                                    f"connection{'s' if count != 1 else ''}", f"{p99_ratio:.2f}", p99_ratio <= 1.2))
+                    # Issue 46: at 16 connections and more, p99 at most fluent-sqlite-driver's on disk, 1.2 x on tmpfs.
+                    bound = 1.0 if storage == "disk" and count >= 16 else 1.2
+                    targets.append((f"{storage}: encrypted p99 ≤ {bound:.1f} × fluent-sqlite-driver's, {mix} mix, {count} "
+                                    f"connection{'s' if count != 1 else ''}", f"{p99_ratio:.2f}", p99_ratio <= bound))
+                    # Issue 46: with group commit, the write mix on disk at 16 connections and more reaches 0.9 x the
+                    # same database's req/s on tmpfs (the disk's fsync latency no longer bounds it).
+                    on_tmpfs = cells.get(("tmpfs", mix, count, database))
+                    if storage == "disk" and mix == "write" and count >= 16 and on_tmpfs:
+                        share = rate(row) / rate(pick(on_tmpfs, quietest_round(
+                            [r for d in DATABASES for r in cells.get(("tmpfs", mix, count, d), [])])))
+                        targets.append((f"disk: encrypted req/s ≥ 0.9 × its req/s on tmpfs, write mix, {count} "
+                                        "connections", f"{share:.2f}", share >= 0.9))
                 else:
                     targets.append((f"{storage}: unencrypted req/s ≥ 1.2 × fluent-sqlite-driver, {mix} mix, {count} "
                                     f"connection{'s' if count != 1 else ''}", f"{ratio:.2f}", ratio >= 1.2))

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The load benchmark: Examples/VaporTodo's app, built in release mode, served on the loopback on three databases
-# (FluentSQLCipherDriver encrypted, FluentSQLCipherDriver unencrypted, fluent-sqlite-driver 4.9.0) and driven by
+# The load benchmark: Examples/VaporTodo's app, built in release mode, served on the loopback on four databases
+# (FluentSQLCipherDriver encrypted; unencrypted, with group commit on and off; fluent-sqlite-driver 4.9.0), driven by
 # wrk with the request mix of mix.lua; writes the section "Load: the Vapor todo app under wrk" of BENCHMARKS.md
 # (not part of the test command).
 #
@@ -13,11 +13,11 @@
 # file, on the repository's disk (disk: Benchmarks/Load/.build/load/data, where a server's files would be) or on
 # /dev/shm (tmpfs: no fsync cost, so the drivers are measured rather than the disk), seeds it with --todos todos at boot (default 1,000), warms it up with the run's own load for --warmup seconds,
 # then measures it for --duration seconds (wrk --latency, one wrk thread: the machine's cores are shared by wrk
-# and the server). The three databases take turns within each connection count and mix, in an order that
-# rotates each round, so that the machine's load falls on all three alike; each cell of the table is the median
-# round by requests/s. Defaults: 2 rounds of 5 s, two mixes (read: 80 % reads; write: 80 % writes), connections
-# 1, 16, 64 and 256, both storages: about 15 minutes after a first build. wrk is installed with apt-get when
-# missing.
+# and the server), counting the server's fsyncs (perf). The databases take turns within each connection count and
+# mix, in an order that rotates each round, so that the machine's load falls on all alike; each table shows the round
+# whose load average was lowest. Defaults: 2 rounds of 5 s, two mixes (read: 80 % reads; write: 80 % writes),
+# connections 1, 16, 64 and 256, both storages: about 20 minutes after a first build (BENCHMARKS.md's run: 3
+# rounds, 30 minutes). wrk is installed with apt-get when missing.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -207,7 +207,8 @@ wrk_run() { # seconds connections write_percent seed
   echo "Swift: $(swift --version 2>/dev/null | head -1)"
   echo "wrk: $(wrk -v 2>&1 | head -1 | sed 's/ \[.*//') ($(dpkg-query -W -f '${Version}' wrk 2>/dev/null || echo '?'))"
   for storage in $storages; do
-    echo "Database files, $storage: $(folder "$storage") ($(df -T "$(folder "$storage")" | awk 'NR==2 {print $2}'))"
+    # The disk folder relative to the repository (where the checkout is says nothing about the run).
+    echo "Database files, $storage: $(folder "$storage" | sed "s|^$root/||") ($(df -T "$(folder "$storage")" | awk 'NR==2 {print $2}'))"
   done
   echo "Rounds: $rounds; per run: ${warmup} s warm-up, ${duration} s measured; connections: $connections; mixes: $mixes; seeded todos: $todos"
   echo "Load before: $(cut -d' ' -f1-3 /proc/loadavg)"
