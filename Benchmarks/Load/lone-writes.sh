@@ -4,8 +4,8 @@
 # writes and with 3 x COUNT on a fresh file on /dev/shm; the difference over 2 x COUNT is the instructions one write
 # costs (every thread of the process counted: the task, the pool's worker threads, the engine), so the start-up,
 # the pool's opening, the schema and the runtime's first look-ups of each type cancel out. Prints both and their
-# ratio. Not part of the test command (BENCHMARKS.md,
-# the load section, quotes it); valgrind is installed with apt-get when missing.
+# ratio. Not part of the test command (BENCHMARKS.md's load section quotes it); valgrind is installed with apt-get
+# when missing.
 #
 #   Benchmarks/Load/lone-writes.sh [COUNT]     # default 300
 set -euo pipefail

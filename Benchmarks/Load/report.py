@@ -78,6 +78,11 @@ def pick(runs, chosen):
     return next((run for run in runs if run["round"] == chosen), median_row(runs))
 
 
+def chosen_round(cells, storage, mix, count):
+    """The round a table shows for one storage, mix and connection count (all its databases from that round)."""
+    return quietest_round([row for database in DATABASES for row in cells.get((storage, mix, count, database), [])])
+
+
 def per_round(runs, base):
     """Each round's requests/s, with its ratio to fluent-sqlite-driver's in the same round."""
     parts = []
@@ -141,8 +146,7 @@ def section(results, facts, notes):
                 "req/s, all rounds (ratio) |",
                 "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
         for count in connections:
-            chosen = quietest_round([row for database in DATABASES
-                                     for row in cells.get((storage, mix, count, database), [])])
+            chosen = chosen_round(cells, storage, mix, count)
             base = cells.get((storage, mix, count, "fluent-sqlite-driver"))
             base_row = pick(base, chosen) if base else None
             for database in DATABASES:
@@ -194,8 +198,7 @@ def section(results, facts, notes):
                     # same database's req/s on tmpfs (the disk's fsync latency no longer bounds it).
                     on_tmpfs = cells.get(("tmpfs", mix, count, database))
                     if storage == "disk" and mix == "write" and count >= 16 and on_tmpfs:
-                        share = rate(row) / rate(pick(on_tmpfs, quietest_round(
-                            [r for d in DATABASES for r in cells.get(("tmpfs", mix, count, d), [])])))
+                        share = rate(row) / rate(pick(on_tmpfs, chosen_round(cells, "tmpfs", mix, count)))
                         targets.append((f"disk: encrypted req/s ≥ 0.9 × its req/s on tmpfs, write mix, {count} "
                                         "connections", f"{share:.2f}", share >= 0.9))
                 else:
