@@ -48,8 +48,9 @@ BUILD_DIR=${SQLCIPHERKIT_BUILD_DIR:-$ROOT/Vendor/build}
 DIST_DIR=${SQLCIPHERKIT_DIST_DIR:-$ROOT/dist}
 # The pin's list of sources, replaced (space-separated, same forms) for tests of the fallback order.
 [ -z "${SQLCIPHERKIT_SOURCES:-}" ] || read -r -a PIN_SOURCES <<<"$SQLCIPHERKIT_SOURCES"
-# SQLCipherKit's own version (the release package's, the SBOM's); the CLI's --version says the same.
-PROJECT_VERSION=0.1.0
+# SQLCipherKit's own version (the packages', MANIFEST's, the SBOM's, pin.json's): read after the prerequisites
+# (read_project_version) from the one line that defines it, Engine.sqlcipherKitVersion, which the CLI prints.
+PROJECT_VERSION=
 # Where the release package's zipped engine bundle will be published (binaryTarget(url:checksum:) form); empty:
 # a placeholder the release package's README explains.
 RELEASE_ASSET_URL=${SQLCIPHERKIT_RELEASE_ASSET_URL:-}
@@ -142,8 +143,15 @@ merge_only() {
 prepare_source() {
     phase "prerequisites"
     check_prerequisites "$TEST_TOOLS"
+    read_project_version
     phase "source: SQLCipher $PIN_VERSION ($PIN_TARBALL)"
     obtain_source "$SOURCE_FILE"
+}
+
+# PROJECT_VERSION, from Sources/SQLCipherKit/Engine/Engine+Release.swift (BuildSupport/project_version.py).
+read_project_version() {
+    PROJECT_VERSION=$(python3 "$ROOT/BuildSupport/project_version.py" "$ROOT") \
+        || die "SQLCipherKit's version could not be read (see above)"
 }
 
 # The verified engine archive, $BUILD_DIR/lib/libsqlcipher.a, and Vendor/build/pin.json (not written by 'fetch'

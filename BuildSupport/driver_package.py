@@ -86,15 +86,22 @@ def manifest(sqlcipherkit_url, version, versions):
 
 
 def readme(sqlcipherkit_url, version):
+    # The lines an app pastes: the repositories beside each other, under the URL the build was given, or under the
+    # docs' placeholder host when it was given none.
+    base = sqlcipherkit_url.rsplit("/", 1)[0] if "example.invalid" not in sqlcipherkit_url else "https://your.host"
     return f"""# FluentSQLCipherDriver
 
 Fluent and SQLKit on SQLCipherKit: an encrypted SQLite database for Vapor and Hummingbird apps, with one SQLite
 in the binary (SQLCipher's; never sqlite-nio or sqlite-kit).
 
+Publish this folder and the SQLCipherKit release package as git repositories named `FluentSQLCipherDriver` and
+`SQLCipherKit`, both tagged `{version}`, and name both in the app (this package's manifest names SQLCipherKit by
+the URL its build was given; the app's own line is the one SwiftPM uses):
+
 ```swift
 dependencies: [
-    .package(url: "{sqlcipherkit_url}", from: "{version}"),
-    .package(url: "URL-OF-THIS-PACKAGE", from: "{version}"),
+    .package(url: "{base}/SQLCipherKit", from: "{version}"),
+    .package(url: "{base}/FluentSQLCipherDriver", from: "{version}"),
 ],
 ```
 

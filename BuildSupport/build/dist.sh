@@ -4,7 +4,7 @@
 
 # The pin as data, for everything that must not repeat it (the tests, the docs' figures): Vendor/build/pin.json.
 write_pin_json() {
-    local args=(sqlcipherVersion="$PIN_VERSION" sqliteVersion="$PIN_SQLITE_VERSION" tarball="$PIN_TARBALL"
+    local args=(sqlcipherKitVersion="$PROJECT_VERSION" sqlcipherVersion="$PIN_VERSION" sqliteVersion="$PIN_SQLITE_VERSION" tarball="$PIN_TARBALL"
         sha256="$PIN_SHA256" cachedTarball="$CACHE_DIR/$PIN_TARBALL" "sources:=[]" "configureFlags:=[]"
         "compileFlags:=[]" "upstreamTests:={}" "localChanges:=$(local_changes_json)" cryptoProvider="$CRYPTO_PROVIDER") f entry
     for f in "${PIN_SOURCES[@]}"; do args+=("sources[]=$f"); done
@@ -33,7 +33,8 @@ write_pkg_config() {
 # SHA-256 of each archive built for it; "archives" lists every archive of dist/ (both triples).
 write_manifest() {
     local dir=$1 triple=$2 args=() f arm64_lib=lib/$ARM64_TRIPLE/libsqlcipher.a
-    args=(sqlcipherVersion="$PIN_VERSION" sqliteVersion="$PIN_SQLITE_VERSION" sourceTarball="$PIN_TARBALL"
+    args=(sqlcipherKitVersion="$PROJECT_VERSION" sqlcipherVersion="$PIN_VERSION" sqliteVersion="$PIN_SQLITE_VERSION"
+        sourceTarball="$PIN_TARBALL"
         sourceSHA256="$PIN_SHA256" "compileFlags:=[]" "localChanges:=$(local_changes_json)"
         "cryptoProvider>name=$CRYPTO_PROVIDER" "cryptoProvider>source=$(provider_description)")
     for f in "${ENGINE_CFLAGS[@]}"; do args+=("compileFlags[]=$f"); done

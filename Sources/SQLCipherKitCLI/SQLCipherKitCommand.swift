@@ -27,9 +27,10 @@ struct SQLCipherKitCommand: ParsableCommand {
             \(ExitStatus.usage.rawValue) usage error, \(ExitStatus.interrupted.rawValue) stopped by SIGINT, SIGTERM, \
             SIGHUP or SIGQUIT (the message says what was left), \(ExitStatus.failure.rawValue) any other failure.
             """,
-        // The engine's own word, not a copy of the pin (Vendor/sqlcipher.pin is the one place that names it).
-        version: "sqlcipherkit 0.1.0 (SQLCipherKit, SQLCipher \(Engine.cipherVersion ?? "not found") on SQLite "
-            + "\(Engine.sqliteVersion))",
+        // The library's own version (Engine+Release.swift is the one place that names it) and the engine's own
+        // word, not a copy of the pin (Vendor/sqlcipher.pin is the one place that names the engine).
+        version: "sqlcipherkit \(Engine.sqlcipherKitVersion) (SQLCipherKit, SQLCipher "
+            + "\(Engine.cipherVersion ?? "not found") on SQLite \(Engine.sqliteVersion))",
         // One command per file in Commands/; the key and cipher options they share are the option groups in Options/.
         subcommands: [SelfCheck.self, Check.self, Encrypt.self, Decrypt.self, Rekey.self, Migrate.self, Backup.self,
                       Info.self, Query.self, Shell.self]

@@ -61,11 +61,16 @@ struct ReleasePackageTests {
         return (result.output, ldd)
     }
 
-    @Test("a consumer with only a versioned .package(url: \"file://…\", from:) line builds and runs the Swift API on SQLCipher")
+    /// Issue 48: the dependency line is the release README's own, pasted with only its URL filled in, and the
+    /// repository is tagged with the version the build wrote (`Engine.sqlcipherKitVersion`): a README that names
+    /// another version, or a repository name whose identity its `package:` does not match, fails here.
+    @Test("a consumer with only the release README's .package line (its URL filled in) builds and runs the Swift API on SQLCipher")
     func versionedDependency() throws {
         try Repository.requireBuild()
+        let version = try Pin.current.get().sqlcipherKitVersion
         let folder = try TemporaryDirectory()
-        // The release package as a release repository would hold it: a git repository, tagged.
+        // The release package as a release repository would hold it: a git repository named as the README says,
+        // tagged.
         let repository = folder.file("SQLCipherKit")
         let git = try shell(#"""
             set -euo pipefail
@@ -74,15 +79,25 @@ struct ReleasePackageTests {
             git init -q
             git add -A
             git -c user.name=release -c user.email=release@example.invalid commit -q -m "SQLCipherKit release"
-            git tag 1.0.0
-            """#, Self.defaultPackage, repository)
+            git tag "$3"
+            """#, Self.defaultPackage, repository, version)
         try #require(git.status == 0, "\(git)")
-        let consumer = try Self.consumer(in: folder, dependency: #".package(url: "file://\#(repository)", from: "1.0.0")"#)
+        let readme = try String(contentsOfFile: Self.defaultPackage + "/README.md", encoding: .utf8)
+        let pasted = try #require(readme.split(separator: "\n").first { $0.contains(".package(url:") },
+                                  "the release README has no .package line")
+        let readmeURL = "https://your.host/SQLCipherKit"
+        #expect(pasted.contains("\"\(readmeURL)\""), "the README's line names another URL: \(pasted)")
+        let dependency = String(pasted.drop { $0 != "." }.prefix { $0 != "]" })
+            .replacingOccurrences(of: readmeURL, with: "file://\(repository)")
+        #expect(dependency.hasSuffix(")"), "\(pasted)")
+        // Its product line names the package as the repository's URL does (the consumer's manifest says the same).
+        #expect(readme.contains(#".product(name: "SQLCipherKit", package: "SQLCipherKit")"#), "\(readme)")
+        let consumer = try Self.consumer(in: folder, dependency: dependency)
         let (_, ldd) = try Self.buildAndRun(consumer, in: folder)
         // The default variant links the system's libcrypto (its security updates reach the app).
         #expect(ldd.contains("libcrypto"), "\(ldd)")
         let resolved = try String(contentsOfFile: consumer + "/Package.resolved", encoding: .utf8)
-        #expect(resolved.contains(#""version" : "1.0.0""#), "\(resolved)")
+        #expect(resolved.contains(#""version" : "\#(version)""#), "\(resolved)")
     }
 
     @Test("the same consumer with .package(path:) on the openssl-inside variant: self-contained, no libcrypto")

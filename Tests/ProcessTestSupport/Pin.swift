@@ -4,6 +4,9 @@ import Foundation
 ///
 /// Tests compare what they see with this, never with a version written into them: bumping the pin is one file.
 public struct Pin: Decodable, Sendable {
+    /// SQLCipherKit's own version (`Engine.sqlcipherKitVersion`, the one line that defines it), as the build wrote
+    /// it into the packages, MANIFEST.json and the SBOM: the tag their release repositories get.
+    public let sqlcipherKitVersion: String
     /// SQLCipher's version (`PIN_VERSION`), as `PRAGMA cipher_version` reports it before " community".
     public let sqlcipherVersion: String
     /// The SQLite release that SQLCipher is built on (`PIN_SQLITE_VERSION`).

@@ -1,40 +1,66 @@
 #!/usr/bin/env python3
-"""Points a consumer example's manifest at the release repositories Tests/Support/release-repositories.sh makes:
-its lines marked `// SQLCIPHERKIT_DEPENDENCY` and `// DRIVER_DEPENDENCY` (the path form, for development) become
-`.package(url: "file://…", from: "1.0.0")` on those repositories. Exits 1 when a marked line is missing.
+"""Points a consumer example's manifest at the release repositories Tests/Support/release-repositories.sh makes,
+with the dependency lines the docs give a newcomer (issue 48: the Fluent route, verbatim): the two
+`.package(url: "https://your.host/NAME", from: "VERSION")` lines of the driver's article "Adding the driver, and
+moving a fluent-sqlite-driver app to it" (MovingFromFluentSQLiteDriver.md), with only their URL filled in
+(file://REPOSITORIES/NAME), replace the example's lines marked `// SQLCIPHERKIT_DEPENDENCY` and
+`// DRIVER_DEPENDENCY` (the path form, for development). Their `from:` stays the article's: an article that names
+another version than the repositories' tag fails to resolve. Exits 1 when a marked line, or the article's line for
+it, is missing.
 
     use-release-repositories.py MANIFEST REPOSITORIES   (REPOSITORIES: the folder release-repositories.sh filled)
 """
-import json
 import os
+import re
 import sys
 
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ARTICLE = os.path.join(ROOT, "Drivers", "FluentSQLCipherDriver", "Sources", "FluentSQLCipherDriver",
+                       "FluentSQLCipherDriver.docc", "MovingFromFluentSQLiteDriver.md")
+PLACEHOLDER = "https://your.host/"
 MARKERS = {"// SQLCIPHERKIT_DEPENDENCY": "SQLCipherKit", "// DRIVER_DEPENDENCY": "FluentSQLCipherDriver"}
 
 
-def rewrite(text, repositories):
-    lines, found = [], set()
+def article_lines():
+    """The article's dependency line for each package, as printed (stripped of its indentation)."""
+    with open(ARTICLE, encoding="utf-8") as handle:
+        text = handle.read()
+    lines = {}
+    for name in MARKERS.values():
+        pattern = re.compile(r'^\s*(\.package\(url: "' + re.escape(PLACEHOLDER + name) + r'", from: "[^"]+"\),)\s*$',
+                             re.MULTILINE)
+        found = pattern.findall(text)
+        if len(found) != 1:
+            raise SystemExit(f"use-release-repositories.py: {ARTICLE} must give {name}'s dependency line once "
+                             f'(.package(url: "{PLACEHOLDER}{name}", from: "…"),); found it {len(found)} times')
+        lines[name] = found[0]
+    return lines
+
+
+def rewrite(text, repositories, lines):
+    result, found = [], set()
     for line in text.split("\n"):
         for marker, name in MARKERS.items():
             if marker in line:
-                url = json.dumps("file://" + os.path.join(repositories, name))
-                line = f'        .package(url: {url}, from: "1.0.0"),'
+                url = "file://" + os.path.join(repositories, name)
+                line = "        " + lines[name].replace(PLACEHOLDER + name, url)
                 found.add(marker)
-        lines.append(line)
+        result.append(line)
     missing = sorted(set(MARKERS) - found)
     if missing:
         raise SystemExit(f"use-release-repositories.py: no line marked {', '.join(missing)}")
-    return "\n".join(lines)
+    return "\n".join(result)
 
 
 def main():
     if len(sys.argv) != 3:
         raise SystemExit("usage: use-release-repositories.py MANIFEST REPOSITORIES")
     manifest, repositories = sys.argv[1], os.path.abspath(sys.argv[2])
+    lines = article_lines()
     with open(manifest, encoding="utf-8") as handle:
         text = handle.read()
     with open(manifest, "w", encoding="utf-8") as handle:
-        handle.write(rewrite(text, repositories))
+        handle.write(rewrite(text, repositories, lines))
 
 
 if __name__ == "__main__":
