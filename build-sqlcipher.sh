@@ -187,13 +187,18 @@ print_summary() {
     local seconds=$1 dist=$2
     cat <<EOF
 
-SQLCipherKit built in ${seconds}s
+SQLCipherKit $PROJECT_VERSION built in ${seconds}s
   artifact:  $dist/lib/libSQLCipherKit.a (Swift API + SQLCipher $PIN_VERSION, one archive)
   engine:    $dist/lib/libsqlcipher.a (C/C++ via pkg-config: $dist/lib/pkgconfig/sqlcipherkit.pc)
   CLI:       $dist/bin/sqlcipherkit (selfcheck, check, encrypt, decrypt, rekey, migrate, info, query)
   bundle:    $dist/SQLCipherEngine.artifactbundle (SE-0482 static library, libcrypto inside, for SwiftPM)
   manifest:  $dist/MANIFEST.json
   verified:  codec symbols, downstream link, encrypted file, cipher_version self-check
+  packages:  $dist/swiftpm/ (SQLCipherKit, FluentSQLCipherDriver: tag their repositories $PROJECT_VERSION)
+EOF
+    [ -n "${SQLCIPHERKIT_PACKAGE_URL:-}" ] || cat <<EOF
+  note:      the driver package names SQLCipherKit at a placeholder URL; to publish it, build with
+             SQLCIPHERKIT_PACKAGE_URL=<the release package's repository URL>, the URL apps will use
 EOF
 }
 

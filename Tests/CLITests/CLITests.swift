@@ -263,6 +263,24 @@ struct CLITests {
         #expect(result.stdout.contains("encrypted_at_rest: yes"))
     }
 
+    /// Issue 48: one version. The CLI prints `Engine.sqlcipherKitVersion`; the build read the same line into pin.json
+    /// (and from there into the packages, MANIFEST.json and the SBOM) with BuildSupport/project_version.py. Seen failing
+    /// with the constant changed and the build not re-run.
+    @Test("--version names the version the build wrote into pin.json, MANIFEST.json and the SBOM, and the engine's")
+    func version() throws {
+        let result = try cli(["--version"])
+        #expect(result.status == 0, "\(result)")
+        let pin = try Pin.current.get()
+        #expect(result.stdout.hasPrefix("sqlcipherkit \(pin.sqlcipherKitVersion) (SQLCipherKit, SQLCipher \(pin.cipherVersion) "
+                                        + "on SQLite \(pin.sqliteVersion))"), "\(result)")
+        #expect(Engine.sqlcipherKitVersion == pin.sqlcipherKitVersion)
+        let dist = Repository.root.appendingPathComponent("dist/SQLCipherKit").path
+        let manifest = try String(contentsOfFile: dist + "/MANIFEST.json", encoding: .utf8)
+        #expect(manifest.contains(#""sqlcipherKitVersion": "\#(pin.sqlcipherKitVersion)""#), "\(manifest.prefix(400))")
+        let sbom = try String(contentsOfFile: dist + "/sbom.cdx.json", encoding: .utf8)
+        #expect(sbom.contains(#""version": "\#(pin.sqlcipherKitVersion)""#), "\(sbom.prefix(600))")
+    }
+
     @Test("a key from the environment, a file (one newline dropped) and standard input open the same database")
     func keySources() throws {
         let folder = try TemporaryDirectory()

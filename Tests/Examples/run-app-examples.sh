@@ -70,6 +70,13 @@ no_warnings() {
     ! grep -F -- "$2" "$1" | grep ': warning: ' >/dev/null || { grep -F -- "$2" "$1" | grep ': warning: '; return 1; }
 }
 
+# Whether SwiftPM's log $1 shows one package per identity: with the app's SQLCipherKit line and the driver's at two
+# URLs it warns "Conflicting identity for sqlcipherkit" (to become an error; issue 48: the docs tell a publisher to
+# build the driver with SQLCIPHERKIT_PACKAGE_URL, the app's URL).
+one_identity() {
+    ! grep -q "Conflicting identity" "$1" || { grep "Conflicting identity" "$1" | cut -c1-400; return 1; }
+}
+
 # Whether the database $1 is encrypted: no SQLite header, and no $2… in it or its -wal and -shm files.
 encrypted() {
     local db=$1 suffix
@@ -130,6 +137,7 @@ run_example() {
         return
     fi
     check "$name: its own sources compile with no warning" no_warnings "$WORK/$name.build.log" "$package/"
+    check "$name: SwiftPM resolves one SQLCipherKit (no conflicting identity)" one_identity "$WORK/$name.build.log"
 
     # Its tests, without CREDENTIALS_DIRECTORY (one test expects a credential to be refused outside systemd).
     run_test_binary "$log" ' (notice|info|debug|trace) ' \
@@ -219,6 +227,8 @@ run_consumer() {
     fi
     check "FluentDriverConsumer: its own sources compile with no warning" \
         no_warnings "$WORK/consumer.build.log" "$package/"
+    check "FluentDriverConsumer: SwiftPM resolves one SQLCipherKit (no conflicting identity)" \
+        one_identity "$WORK/consumer.build.log"
     program="$(swift build --package-path "$package" --scratch-path "$SCRATCH" --show-bin-path)/fluent-consumer"
     mkdir -p "$data"
     marker="fluent-marker-$RANDOM$RANDOM$RANDOM"
@@ -233,12 +243,56 @@ run_consumer() {
         holds_none "$package/Package.resolved" sqlite-nio sqlite-kit
 }
 
+# The driver catalogue's Swift examples (issue 48), as a package Tests/Docs/check-examples.py --driver-package
+# writes (one executable target per article: its blocks in order after their `example setup` comments), on the same
+# release repositories and the Moving article's lines, built after VaporTodo in the same scratch folder (Vapor is
+# compiled by then: seconds a target). First an article as printed must build and its copy with one method
+# misspelled (MisspelledControl) must not; then every article, one "ok:"/"FAIL:" line each.
+run_driver_articles() {
+    local package=$WORK/DriverArticles target log
+    python3 "$ROOT/Tests/Docs/check-examples.py" --driver-package "$package" \
+        || { fail "DriverArticles: the driver catalogue's examples as a package (check-examples.py --driver-package)"; return; }
+    python3 "$ROOT/Tests/Support/use-release-repositories.py" "$package/Package.swift" "$WORK/repositories" \
+        || { fail "DriverArticles: its manifest points at the release repositories"; return; }
+    # $1: the target; whether it builds, its log in $WORK/DriverArticles.$1.log.
+    build_target() {
+        swift build --package-path "$package" --scratch-path "$SCRATCH" --target "$1" \
+            >"$WORK/DriverArticles.$1.log" 2>&1
+    }
+    target=$(head -n1 "$package/targets")
+    if ! build_target "$target" || ! one_identity "$WORK/DriverArticles.$target.log"; then
+        tail -n 20 "$WORK/DriverArticles.$target.log"
+        fail "DriverArticles: control: $target compiles as printed (so a failure below is the misspelling's)"
+    elif build_target MisspelledControl; then
+        fail "DriverArticles: control: $target with one method misspelled builds: the check cannot fail"
+    elif ! grep -q "Misspelled" "$WORK/DriverArticles.MisspelledControl.log"; then
+        tail -n 20 "$WORK/DriverArticles.MisspelledControl.log"
+        fail "DriverArticles: control: $target with one method misspelled failed for another reason"
+    else
+        ok "DriverArticles: control: $target compiles as printed, and not with one method misspelled"
+    fi
+    while IFS= read -r target; do
+        [ -n "$target" ] || continue
+        if build_target "$target"; then
+            ok "DriverArticles: the driver catalogue's ${target%Article}.md examples compile"
+        else
+            tail -n 20 "$WORK/DriverArticles.$target.log"
+            fail "DriverArticles: the driver catalogue's ${target%Article}.md examples compile"
+        fi
+    done <"$package/targets"
+}
+
 # What each example must have passed at least (its tests and checks when this was written; issue 45 added
 # load-safety.py's four controls and its two "every create answered 201" checks): an example that silently runs
 # less fails.
-declare -A MINIMUM=([FluentDriverConsumer]=8 [VaporTodo]=24 [HummingbirdTodo]=24)
+declare -A MINIMUM=([FluentDriverConsumer]=9 [VaporTodo]=25 [HummingbirdTodo]=25)
 for example in $EXAMPLES; do
     if [ "$example" = FluentDriverConsumer ]; then run_consumer; else run_example "$example"; fi
     require_at_least "$example: " "${MINIMUM[$example]:-1}" "tests and checks"
 done
+# With every example (not a narrowed APP_EXAMPLES), after VaporTodo: 1 control and 3 articles.
+if [ -z "${APP_EXAMPLES:-}" ]; then
+    run_driver_articles
+    require_at_least "DriverArticles: " 4 "controls and articles"
+fi
 finish
