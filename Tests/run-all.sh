@@ -163,7 +163,7 @@ declare -A MINIMUM=(
     ["test command"]=22
     [upstream]=11 ["upstream (reference provider)"]=11 ["upstream (aarch64, qemu)"]=3 ["sqlite files"]=199
     ["sqlite controls"]=15
-    ["emulation (aarch64)"]=25 ["Fluent driver"]=54 ["app examples"]=63 ["docs (links, docc)"]=403
+    ["emulation (aarch64)"]=25 ["Fluent driver"]=54 ["app examples"]=63 ["docs (links, docc)"]=405
     ["sanitized (ASan, UBSan)"]=9
 )
 
