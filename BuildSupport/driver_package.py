@@ -86,27 +86,40 @@ def manifest(sqlcipherkit_url, version, versions):
 
 
 def readme(sqlcipherkit_url, version):
-    # The lines an app pastes: the repositories beside each other, under the URL the build was given, or under the
-    # docs' placeholder host when it was given none.
-    base = sqlcipherkit_url.rsplit("/", 1)[0] if "example.invalid" not in sqlcipherkit_url else "https://your.host"
+    # The lines an app pastes: SQLCipherKit at the very URL this package's manifest names (the app's line must match
+    # it, or SwiftPM warns "Conflicting identity"), and this package beside it. Built without
+    # SQLCIPHERKIT_PACKAGE_URL, the manifest names a placeholder: the README says to rebuild, and shows the docs'
+    # placeholder host.
+    placeholder = "example.invalid" in sqlcipherkit_url
+    sqlcipherkit_line = "https://your.host/SQLCipherKit" if placeholder else sqlcipherkit_url
+    driver_line = sqlcipherkit_line.rstrip("/").rsplit("/", 1)[0] + "/FluentSQLCipherDriver"
+    publish = (f"""This package was built without `SQLCIPHERKIT_PACKAGE_URL`: its manifest names SQLCipherKit at a placeholder.
+Before publishing, rebuild with the release package's URL
+(`SQLCIPHERKIT_PACKAGE_URL=https://your.host/SQLCipherKit ./build-sqlcipher.sh`).
+Then publish""" if placeholder else
+               "Publish")
     return f"""# FluentSQLCipherDriver
 
 Fluent and SQLKit on SQLCipherKit: an encrypted SQLite database for Vapor and Hummingbird apps, with one SQLite
 in the binary (SQLCipher's; never sqlite-nio or sqlite-kit).
 
-Publish this folder and the SQLCipherKit release package as git repositories named `FluentSQLCipherDriver` and
-`SQLCipherKit`, both tagged `{version}`, and name both in the app (this package's manifest names SQLCipherKit by
-the URL its build was given; the app's own line is the one SwiftPM uses):
+{publish} this folder and the SQLCipherKit release package as git repositories named `FluentSQLCipherDriver` and
+`SQLCipherKit`, both tagged `{version}`, and name both in the app, SQLCipherKit at the URL this package's manifest
+names:
 
 ```swift
 dependencies: [
-    .package(url: "{base}/SQLCipherKit", from: "{version}"),
-    .package(url: "{base}/FluentSQLCipherDriver", from: "{version}"),
+    .package(url: "{sqlcipherkit_line}", from: "{version}"),
+    .package(url: "{driver_line}", from: "{version}"),
 ],
 ```
 
 ```swift
+import Fluent
 import FluentSQLCipherDriver
+import SQLCipherKit
+
+let key = try Key.fromFile("/etc/app/db.key", format: .passphrase)   // a file only its owner can read
 app.databases.use(try .sqlcipher(path: "/var/lib/app/app.db", key: key), as: .sqlcipher)
 ```
 

@@ -198,7 +198,7 @@ SwiftPM links the one for the triple it builds for. The Swift API is source and 
 
 ```swift
 // Package.swift
-dependencies: [.package(url: "https://your.host/SQLCipherKit", from: "{args.sqlcipherkit_version}")],
+dependencies: [.package(url: "{args.package_url}", from: "{args.sqlcipherkit_version}")],
 targets: [.executableTarget(name: "app", dependencies: [.product(name: "SQLCipherKit", package: "SQLCipherKit")])]
 ```
 
@@ -238,12 +238,17 @@ def main():
     parser.add_argument("--version", required=True, help="SQLCipher's version (the pin's)")
     parser.add_argument("--sqlcipherkit-version", required=True,
                         help="SQLCipherKit's own version (Engine.sqlcipherKitVersion): the tag the README names")
+    parser.add_argument("--package-url", default="",
+                        help="the URL this package will be published at (SQLCIPHERKIT_PACKAGE_URL), for the README's "
+                             "line; the docs' placeholder https://your.host/SQLCipherKit when empty or a placeholder")
     parser.add_argument("--openssl", choices=["system", "folded"], required=True)
     parser.add_argument("--notices", required=True)
     parser.add_argument("--asset-url", default=ASSET_URL_PLACEHOLDER)
     parser.add_argument("--checksum-file", help="the checksum `swift package compute-checksum` printed for the zip")
     parser.add_argument("--stage", choices=["package", "asset-manifest"], default="package")
     args = parser.parse_args()
+    if not args.package_url or "example.invalid" in args.package_url:
+        args.package_url = "https://your.host/SQLCipherKit"
     args.engines = []
     for spec in args.engine:
         triple, sep, engine = spec.partition("=")

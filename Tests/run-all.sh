@@ -163,7 +163,7 @@ declare -A MINIMUM=(
     ["test command"]=22
     [upstream]=11 ["upstream (reference provider)"]=11 ["upstream (aarch64, qemu)"]=3 ["sqlite files"]=199
     ["sqlite controls"]=15
-    ["emulation (aarch64)"]=25 ["Fluent driver"]=54 ["app examples"]=63 ["docs (links, docc)"]=405
+    ["emulation (aarch64)"]=25 ["Fluent driver"]=54 ["app examples"]=64 ["docs (links, docc)"]=405
     ["sanitized (ASan, UBSan)"]=9
 )
 
@@ -408,8 +408,10 @@ fi
 # slugs), each <doc:> an article of its catalogue and each symbol link's names declared in its module, one "ok:" or
 # "FAIL:" line per link (check-links.py); then `docc convert` of the SQLCipherKit catalogue with no warning, on
 # symbol graphs built in .build-docs (check-docc.sh), one line. Each runs its planted controls first (a dead link,
-# anchor, <doc:> and symbol link in a synthetic article of a temporary copy must each fail; one line each). Counted
-# as the emulated part's checks are. (The FluentSQLCipherDriver catalogue's `docc convert` is in the driver part.)
+# anchor, <doc:> and symbol link in a synthetic article of a temporary copy must each fail; one line each); then the
+# examples (check-examples.py: every dependency line on our packages names the built version; the Swift blocks of the
+# README and the SQLCipherKit catalogue compiled against dist/; a misspelled method and a wrong version planted
+# first must fail). Counted as the emulated part's checks are. (The FluentSQLCipherDriver catalogue's `docc convert` is in the driver part.)
 if wanted docs; then
     run_part docs Tests/Docs/run-docs.sh
     count_checks docs "docs (links, docc)" "links and checks" $?

@@ -15,7 +15,7 @@ write_release_package() {
     notices_for "$notices" "the $flavour release package" "$openssl" "$@"
     local common=(--out "$out" --root "$ROOT" --engine "$triple=$archive" --engine "$ARM64_TRIPLE=$arm64_archive"
         --sqlite-header "$BUILD_DIR/include/sqlite3.h" --version "$PIN_VERSION"
-        --sqlcipherkit-version "$PROJECT_VERSION" --openssl "$openssl" --notices "$notices")
+        --sqlcipherkit-version "$PROJECT_VERSION" --package-url "$PACKAGE_URL" --openssl "$openssl" --notices "$notices")
     [ -z "$RELEASE_ASSET_URL" ] || common+=(--asset-url "$RELEASE_ASSET_URL")
     python3 "$ROOT/BuildSupport/release_package.py" "${common[@]}" \
         || die "could not write the release package $flavour"

@@ -5,7 +5,8 @@ import PackageDescription
 // FluentSQLCipherDriver package build-sqlcipher.sh writes beside it (dist/SQLCipherKit/swiftpm/), here by path.
 // The driver package names SQLCipherKit by URL (SQLCIPHERKIT_PACKAGE_URL at build time, a placeholder by
 // default), so this form resolves only once that URL serves the release package; the tests
-// (DriverPackageTests) build it against tagged git repositories of both with `.package(url: "file://…", from:)`.
+// (Tests/Examples/run-app-examples.sh) build it against tagged git repositories of both with the driver article's
+// `.package(url:, from:)` lines.
 let package = Package(
     name: "FluentDriverConsumer",
     platforms: [.macOS(.v13)],

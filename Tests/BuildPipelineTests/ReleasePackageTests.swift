@@ -86,7 +86,7 @@ struct ReleasePackageTests {
         let pasted = try #require(readme.split(separator: "\n").first { $0.contains(".package(url:") },
                                   "the release README has no .package line")
         let readmeURL = "https://your.host/SQLCipherKit"
-        #expect(pasted.contains("\"\(readmeURL)\""), "the README's line names another URL: \(pasted)")
+        try #require(pasted.contains("\"\(readmeURL)\""), "the README's line names another URL: \(pasted)")
         let dependency = String(pasted.drop { $0 != "." }.prefix { $0 != "]" })
             .replacingOccurrences(of: readmeURL, with: "file://\(repository)")
         #expect(dependency.hasSuffix(")"), "\(pasted)")

@@ -18,7 +18,8 @@ Needs ./build-sqlcipher.sh's dist/SQLCipherKit (the test command builds it first
      routes or settings, not steps), after the set-up an HTML comment `<!-- example setup: … -->` right before
      it gives (where `db`, `path`, `key` come from; shown by neither GitHub nor DocC, like a snippet's hidden
      lines).
-   `import Foundation` and `import SQLCipherKit` are put first, as every app has them. A block that is a package
+   `import Foundation` and `import SQLCipherKit` are put first, as every app has them (a block may also import
+   Glibc or Dispatch, the toolchain's). A block that is a package
    manifest's fragment (`.package(`, `.product(`, `.binaryTarget(`, `.executableTarget(`, `dependencies:`) is not
    Swift to compile on its own: its versions are checked above, and the test that follows the route builds it
    (ReleasePackageTests, Tests/Examples). A block that imports a module other than SQLCipherKit, Foundation or
@@ -52,11 +53,23 @@ COMPILED_MODES = {"README.md": "blocks", f"{CATALOGUE}/Durability.md": "blocks",
                   f"{CATALOGUE}/MigratingAndExporting.md": "blocks", f"{CATALOGUE}/Performance.md": "blocks",
                   f"{CATALOGUE}/PlaintextHeader.md": "blocks", "Examples/systemd/README.md": "blocks"}
 OUR_PACKAGES = ("SQLCipherKit", "SQLCipherKit-openssl-inside", "FluentSQLCipherDriver")
+# The documents whose dependency lines a newcomer pastes: each must name at least one (a check that finds none there
+# would pass without checking anything), as must every README the build generates (three: both release packages and
+# the driver's).
+MUST_NAME = ("README.md", "Sources/SQLCipherKit/Documentation.docc/LinkingSQLCipherKit.md",
+             "Drivers/FluentSQLCipherDriver/Sources/FluentSQLCipherDriver/FluentSQLCipherDriver.docc/"
+             "MovingFromFluentSQLiteDriver.md")
+GENERATED_READMES = 3
+# Any line that names one of our packages in a `.package(url:` call (a `path:` one has no version): what
+# PACKAGE_LINE cannot read (`exact:`, a range, `from:` on the next line) fails rather than going unchecked.
+ANY_PACKAGE_CALL = re.compile(r'\.package\(\s*url:.*?"[^"]*/(' + "|".join(re.escape(name) for name in OUR_PACKAGES)
+                              + r')(\.git)?/?"', re.IGNORECASE)
 PACKAGE_LINE = re.compile(r'\.package\(\s*url:\s*"([^"]*)"\s*,\s*from:\s*"([^"]*)"\s*\)')
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([A-Za-z0-9_+-]*)")
 MANIFEST = re.compile(r"^\s*(\.package\(|\.product\(|\.binaryTarget\(|\.executableTarget\(|\.target\(|dependencies:|"
                       r"targets:|// Package\.swift)", re.MULTILINE)
 IMPORT = re.compile(r"^\s*import\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
+# The modules the swiftc route has: SQLCipherKit (dist/) and the toolchain's own.
 AVAILABLE_MODULES = {"SQLCipherKit", "Foundation", "Glibc", "Dispatch"}
 
 results = {"ok": 0, "FAIL": 0, "skipped": 0}
@@ -96,13 +109,21 @@ def check_versions(path, text, version, label=None, quiet=False):
     label = label or os.path.relpath(path, ROOT)
     named, wrong = 0, []
     for number, line in enumerate(text.split("\n"), 1):
-        for url, given in PACKAGE_LINE.findall(line):
-            if package_name(url) not in OUR_PACKAGES:
-                continue
+        parsed = [(url, given) for url, given in PACKAGE_LINE.findall(line) if package_name(url) in OUR_PACKAGES]
+        if not parsed and ANY_PACKAGE_CALL.search(line):
+            wrong.append(f"line {number}: a .package line on our package this check cannot read "
+                         f"(one line, url: and from: only): {line.strip()[:120]}")
+            continue
+        for url, given in parsed:
             named += 1
             if given != version:
                 wrong.append(f"line {number}: {package_name(url)} from \"{given}\"")
-    if not named:
+    if not named and not wrong:
+        if label in MUST_NAME or (path != "(planted)" and os.path.basename(path) == "README.md"
+                                  and os.path.join(DIST, "swiftpm") in os.path.abspath(path)):
+            report("FAIL", f"version: {label}: names no dependency line on our packages, where a newcomer "
+                           "copies one (the check would pass without checking)")
+            return False
         return None
     if quiet:
         return not wrong
@@ -344,7 +365,11 @@ def main():
     work = tempfile.mkdtemp(prefix="check-examples.")
     try:
         controls(version, work, articles)
-        for path in paths + generated_readmes():
+        generated = generated_readmes()
+        if len(generated) < GENERATED_READMES:
+            report("FAIL", f"version: {len(generated)} READMEs under {DIST}/swiftpm, not {GENERATED_READMES}: "
+                           "the generated packages were not checked (run ./build-sqlcipher.sh)")
+        for path in paths + generated:
             with open(path, encoding="utf-8") as handle:
                 check_versions(path, handle.read(), version)
         # The Swift blocks of every other document: not compiled here, each listed (the driver's catalogue needs

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The app examples (Examples/VaporTodo, Examples/HummingbirdTodo) as an app team would build them: each copied
-# outside the repository, its manifest pointed at the two generated packages as tagged git repositories
-# (`.package(url: "file://…", from: "1.0.0")`: Tests/Support/release-repositories.sh and
+# outside the repository, its manifest pointed at the two generated packages as tagged git repositories, with the
+# driver article's own `.package` lines (only their URLs changed: Tests/Support/release-repositories.sh and
 # use-release-repositories.py); then its own tests (Swift Testing, through VaporTesting or HummingbirdTesting:
 # create, list, read, update and delete over HTTP, the file encrypted afterwards, a wrong key refused); then its
 # server, run as a service would run it:
@@ -74,7 +74,38 @@ no_warnings() {
 # URLs it warns "Conflicting identity for sqlcipherkit" (to become an error; issue 48: the docs tell a publisher to
 # build the driver with SQLCIPHERKIT_PACKAGE_URL, the app's URL).
 one_identity() {
-    ! grep -q "Conflicting identity" "$1" || { grep "Conflicting identity" "$1" | cut -c1-400; return 1; }
+    ! grep -qi "conflicting identity" "$1" || { grep -i "conflicting identity" "$1" | cut -c1-400; return 1; }
+}
+
+# one_identity's control, before any example: an app naming a library at one URL and a package that names the same
+# library (the same identity) at another, as tiny tagged git repositories; SwiftPM must warn, and one_identity must
+# fail on its log (a SwiftPM that words the warning otherwise would make the check pass on everything).
+identity_control() {
+    local dir=$WORK/identity-control name
+    mkdir -p "$dir/one/Lib/Sources/Lib" "$dir/two/Lib/Sources/Lib" "$dir/Drv/Sources/Drv" "$dir/App/Sources/App"
+    for name in one two; do
+        printf '// swift-tools-version: 6.0\nimport PackageDescription\nlet package = Package(name: "Lib", products: [.library(name: "Lib", targets: ["Lib"])], targets: [.target(name: "Lib")])\n' \
+            >"$dir/$name/Lib/Package.swift"
+        echo 'public let lib = 1' >"$dir/$name/Lib/Sources/Lib/Lib.swift"
+    done
+    printf '// swift-tools-version: 6.0\nimport PackageDescription\nlet package = Package(name: "Drv", products: [.library(name: "Drv", targets: ["Drv"])], dependencies: [.package(url: "file://%s/two/Lib", from: "1.0.0")], targets: [.target(name: "Drv", dependencies: [.product(name: "Lib", package: "Lib")])])\n' \
+        "$dir" >"$dir/Drv/Package.swift"
+    echo 'import Lib; public let drv = lib' >"$dir/Drv/Sources/Drv/Drv.swift"
+    printf '// swift-tools-version: 6.0\nimport PackageDescription\nlet package = Package(name: "App", dependencies: [.package(url: "file://%s/one/Lib", from: "1.0.0"), .package(url: "file://%s/Drv", from: "1.0.0")], targets: [.executableTarget(name: "App", dependencies: [.product(name: "Drv", package: "Drv"), .product(name: "Lib", package: "Lib")])])\n' \
+        "$dir" "$dir" >"$dir/App/Package.swift"
+    echo 'import Drv; print(drv)' >"$dir/App/Sources/App/main.swift"
+    for name in one/Lib two/Lib Drv; do
+        (cd "$dir/$name" && git init -q && git add -A \
+            && git -c user.name=control -c user.email=control@example.invalid commit -q -m control && git tag 1.0.0) \
+            || { fail "control: one_identity: the control's repositories"; return; }
+    done
+    swift build --package-path "$dir/App" --scratch-path "$dir/scratch" >"$dir/resolve.log" 2>&1 </dev/null
+    if one_identity "$dir/resolve.log" >/dev/null; then
+        tail -n 5 "$dir/resolve.log"
+        fail "control: one_identity: a library named at two URLs drew no 'Conflicting identity' warning it sees"
+    else
+        ok "control: one_identity: a library named at two URLs draws SwiftPM's 'Conflicting identity' warning, and the check fails on it"
+    fi
 }
 
 # Whether the database $1 is encrypted: no SQLite header, and no $2… in it or its -wal and -shm files.
@@ -248,22 +279,22 @@ run_consumer() {
 # release repositories and the Moving article's lines, built after VaporTodo in the same scratch folder (Vapor is
 # compiled by then: seconds a target). First an article as printed must build and its copy with one method
 # misspelled (MisspelledControl) must not; then every article, one "ok:"/"FAIL:" line each.
+# Builds target $2 of package $1 in the shared scratch folder, its log in $WORK/DriverArticles.$2.log; whether it built.
+build_article_target() {
+    swift build --package-path "$1" --scratch-path "$SCRATCH" --target "$2" >"$WORK/DriverArticles.$2.log" 2>&1 </dev/null
+}
+
 run_driver_articles() {
-    local package=$WORK/DriverArticles target log
+    local package=$WORK/DriverArticles target
     python3 "$ROOT/Tests/Docs/check-examples.py" --driver-package "$package" \
         || { fail "DriverArticles: the driver catalogue's examples as a package (check-examples.py --driver-package)"; return; }
     python3 "$ROOT/Tests/Support/use-release-repositories.py" "$package/Package.swift" "$WORK/repositories" \
         || { fail "DriverArticles: its manifest points at the release repositories"; return; }
-    # $1: the target; whether it builds, its log in $WORK/DriverArticles.$1.log.
-    build_target() {
-        swift build --package-path "$package" --scratch-path "$SCRATCH" --target "$1" \
-            >"$WORK/DriverArticles.$1.log" 2>&1
-    }
     target=$(head -n1 "$package/targets")
-    if ! build_target "$target" || ! one_identity "$WORK/DriverArticles.$target.log"; then
+    if ! build_article_target "$package" "$target" || ! one_identity "$WORK/DriverArticles.$target.log"; then
         tail -n 20 "$WORK/DriverArticles.$target.log"
         fail "DriverArticles: control: $target compiles as printed (so a failure below is the misspelling's)"
-    elif build_target MisspelledControl; then
+    elif build_article_target "$package" MisspelledControl; then
         fail "DriverArticles: control: $target with one method misspelled builds: the check cannot fail"
     elif ! grep -q "Misspelled" "$WORK/DriverArticles.MisspelledControl.log"; then
         tail -n 20 "$WORK/DriverArticles.MisspelledControl.log"
@@ -273,7 +304,7 @@ run_driver_articles() {
     fi
     while IFS= read -r target; do
         [ -n "$target" ] || continue
-        if build_target "$target"; then
+        if build_article_target "$package" "$target"; then
             ok "DriverArticles: the driver catalogue's ${target%Article}.md examples compile"
         else
             tail -n 20 "$WORK/DriverArticles.$target.log"
@@ -286,6 +317,7 @@ run_driver_articles() {
 # load-safety.py's four controls and its two "every create answered 201" checks): an example that silently runs
 # less fails.
 declare -A MINIMUM=([FluentDriverConsumer]=9 [VaporTodo]=25 [HummingbirdTodo]=25)
+identity_control
 for example in $EXAMPLES; do
     if [ "$example" = FluentDriverConsumer ]; then run_consumer; else run_example "$example"; fi
     require_at_least "$example: " "${MINIMUM[$example]:-1}" "tests and checks"

@@ -4,9 +4,10 @@ with the dependency lines the docs give a newcomer (issue 48: the Fluent route, 
 `.package(url: "https://your.host/NAME", from: "VERSION")` lines of the driver's article "Adding the driver, and
 moving a fluent-sqlite-driver app to it" (MovingFromFluentSQLiteDriver.md), with only their URL filled in
 (file://REPOSITORIES/NAME), replace the example's lines marked `// SQLCIPHERKIT_DEPENDENCY` and
-`// DRIVER_DEPENDENCY` (the path form, for development). Their `from:` stays the article's: an article that names
-another version than the repositories' tag fails to resolve. Exits 1 when a marked line, or the article's line for
-it, is missing.
+`// DRIVER_DEPENDENCY` (the path form, for development). Their `from:` stays the article's (an article naming a
+later version than the tag fails to resolve; one naming an earlier version of the same major would resolve, and
+the docs part's version check, Tests/Docs/check-examples.py, fails it). Exits 1 when a marked line, or the article's
+line for it, is missing.
 
     use-release-repositories.py MANIFEST REPOSITORIES   (REPOSITORIES: the folder release-repositories.sh filled)
 """

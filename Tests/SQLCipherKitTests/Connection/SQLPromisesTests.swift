@@ -332,19 +332,19 @@ struct SQLPromisesTests {
             // SQLite's temporary folders: SQLITE_TMPDIR, TMPDIR, then /var/tmp, /usr/tmp, /tmp.
             let folders = Set([FileManager.default.temporaryDirectory.path, "/var/tmp", "/tmp"]
                 + ["SQLITE_TMPDIR", "TMPDIR"].compactMap { ProcessInfo.processInfo.environment[$0] })
-            for temporary in folders {
             // One stat() an entry: FileManager's attributes also list extended attributes and look the owner up
             // by name, which made this scan most of the route matrix's time (a /tmp of thousands of entries,
-            // scanned for each of its cases).
+            // scanned for each of its cases). Whole seconds: a file up to a second older is scanned too.
             let since = time_t(started.addingTimeInterval(-1).timeIntervalSince1970.rounded(.down))
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] {
-                let path = temporary + "/" + name
-                var info = stat()
-                guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_mtim.tv_sec >= since,
-                      info.st_size < 64 << 20,
-                      let contents = FileManager.default.contents(atPath: path) else { continue }
-                if data(contents, contains: marker) { found.insert(path) }
-            }
+            for temporary in folders {
+                for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] {
+                    let path = temporary + "/" + name
+                    var info = stat()
+                    guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_mtim.tv_sec >= since,
+                          info.st_size < 64 << 20,
+                          let contents = FileManager.default.contents(atPath: path) else { continue }
+                    if data(contents, contains: marker) { found.insert(path) }
+                }
             }
             return found.sorted()
         }
