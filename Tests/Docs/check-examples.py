@@ -194,6 +194,19 @@ def compile_program(source, folder, name):
 PRELUDE = "import Foundation\nimport SQLCipherKit\n"
 
 
+def shown(setup, code):
+    """A block's code after the set-up its `example setup` comment gives (none: the code alone)."""
+    return f"// (its set-up, not shown)\n{setup.strip()}\n// (as printed)\n{code}" if setup else code
+
+
+def left_out(code, modules):
+    """Why a block is not compiled: "manifest" for a package manifest's fragment, or the modules it imports beyond
+    `modules` (sorted); None when it compiles."""
+    if MANIFEST.search(code):
+        return "manifest"
+    return sorted(set(IMPORT.findall(code)) - modules) or None
+
+
 def programs(path, text):
     """The programs a document's examples make: (label, source) each; and the skipped blocks' lines."""
     relative = os.path.relpath(path, ROOT)
@@ -201,14 +214,13 @@ def programs(path, text):
     made, skipped, parts = [], [], []
     for start, setup, code in swift_blocks(text):
         where = f"{relative}:{start}"
-        if setup:
-            code = f"// (its set-up, not shown)\n{setup.strip()}\n// (as printed)\n{code}"
-        if MANIFEST.search(code):
+        code = shown(setup, code)
+        reason = left_out(code, AVAILABLE_MODULES)
+        if reason == "manifest":
             skipped.append(f"{where}: a package manifest's fragment (its versions checked; its route's test builds it)")
             continue
-        others = sorted(set(IMPORT.findall(code)) - AVAILABLE_MODULES)
-        if others:
-            skipped.append(f"{where}: needs {', '.join(others)} (not in dist/SQLCipherKit's swiftc route)")
+        if reason:
+            skipped.append(f"{where}: needs {', '.join(reason)} (not in dist/SQLCipherKit's swiftc route)")
             continue
         if mode == "blocks":
             made.append((where, PRELUDE + f"// {where}\n" + code + "\n"))
@@ -289,15 +301,15 @@ def driver_package(out):
         parts = []
         for start, setup, code in blocks:
             where = f"{relative}:{start}"
-            if MANIFEST.search(code):
+            code = shown(setup, code)
+            reason = left_out(code, DRIVER_MODULES)
+            if reason == "manifest":
                 print(f"skipped: {where}: a package manifest's fragment (the apps part's manifests use its lines)")
                 continue
-            others = sorted(set(IMPORT.findall((setup or "") + "\n" + code)) - DRIVER_MODULES)
-            if others:
-                print(f"skipped: {where}: needs {', '.join(others)}")
+            if reason:
+                print(f"skipped: {where}: needs {', '.join(reason)}")
                 continue
-            shown = f"// (its set-up, not shown)\n{setup.strip()}\n// (as printed)\n" if setup else ""
-            parts.append(f"// {where}\n{shown}{code}\n")
+            parts.append(f"// {where}\n{code}\n")
         if parts:
             # "Article" after its name: a target may not share a name with one of the graph's (FluentSQLCipherDriver).
             target = name[:-3].replace("-", "") + "Article"
