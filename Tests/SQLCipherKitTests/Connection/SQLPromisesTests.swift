@@ -325,7 +325,7 @@ struct SQLPromisesTests {
         /// began; SQLite's temporary folders), or held open by this process (SQLite unlinks its temporary files at once).
         func scan() throws -> [String] {
             var found = Set<String>()
-            for (name, contents) in try AtRestTests.files(under: folder.path, openIn: getpid())
+            for (name, contents) in try FileScan.files(under: folder.path, openIn: getpid())
             where data(contents, contains: marker) {
                 found.insert(name)
             }
@@ -335,14 +335,16 @@ struct SQLPromisesTests {
             // One stat() an entry: FileManager's attributes also list extended attributes and look the owner up
             // by name, which made this scan most of the route matrix's time (a /tmp of thousands of entries,
             // scanned for each of its cases). Whole seconds: a file up to a second older is scanned too.
+            // Other tests' files there too: read without closing a descriptor of theirs (FileScan).
             let since = time_t(started.addingTimeInterval(-1).timeIntervalSince1970.rounded(.down))
+            let openHere = FileScan.OpenFiles()
             for temporary in folders {
                 for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] {
                     let path = temporary + "/" + name
                     var info = stat()
                     guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_mtim.tv_sec >= since,
                           info.st_size < 64 << 20,
-                          let contents = FileManager.default.contents(atPath: path) else { continue }
+                          case .contents(let contents) = openHere.read(path) else { continue }
                     if data(contents, contains: marker) { found.insert(path) }
                 }
             }

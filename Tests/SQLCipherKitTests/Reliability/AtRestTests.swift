@@ -76,7 +76,7 @@ struct AtRestTests {
             guard line.hasPrefix("paused ") else { continue }
             let step = String(line.dropFirst("paused ".count))
             run.steps.append(step)
-            for (name, contents) in try files(under: folder.path, openIn: child.processIdentifier) {
+            for (name, contents) in try FileScan.files(under: folder.path, openIn: child.processIdentifier) {
                 run.scans += 1
                 if data(contents, contains: marker) { run.findings.append("\(step): \(name)") }
             }
@@ -86,96 +86,5 @@ struct AtRestTests {
         try #require(child.exitStatus == 0, "\(child.standardError)")
         run.seconds = Date().timeIntervalSince(started)
         return run
-    }
-
-    /// A file the scan listed and could not read: the scan fails, naming it.
-    struct UnreadableFile: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    /// The contents of every regular file under `folder` and of every regular file process `pid` has open.
-    ///
-    /// A listed file that cannot be examined or read throws ``UnreadableFile`` with its name: a file left unread
-    /// is a file left unscanned. The one race allowed is that of a scan of this process itself, where other tests
-    /// run beside it: a descriptor closed between listing and reading is skipped (it is gone, and with it what
-    /// could be read through it). Anything else that vanishes fails too: a paused child's descriptor table does not
-    /// change, and nothing else writes in either caller's folder while it is scanned, so a file gone there means
-    /// the scan did not see what it was meant to see.
-    static func files(under folder: String, openIn pid: Int32) throws -> [(String, Data)] {
-        var found: [(String, Data)] = []
-        guard let enumerator = FileManager.default.enumerator(atPath: folder) else {
-            throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: folder])
-        }
-        for case let name as String in enumerator {
-            let path = folder + "/" + name
-            switch readRegularFile(path) {
-            case .contents(let contents): found.append((path, contents))
-            case .notRegular: continue
-            case .failed(let operation, let code):
-                throw UnreadableFile(description: "cannot \(operation) \(path): \(String(cString: strerror(code)))")
-            }
-        }
-        let scanningItself = pid == getpid()
-        let descriptors = "/proc/\(pid)/fd"
-        // The child is paused, so its descriptor table must be readable: a failure here fails the test.
-        for name in try FileManager.default.contentsOfDirectory(atPath: descriptors) {
-            let link = descriptors + "/" + name
-            // Reading /proc/PID/fd/N opens the file itself, even after it was unlinked.
-            let contents: Data
-            switch readRegularFile(link) {
-            case .contents(let data): contents = data
-            case .notRegular: continue
-            case .failed(_, ENOENT) where scanningItself: continue  // closed meanwhile (see above)
-            case .failed(let operation, let code):
-                let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: link)) ?? "(unknown)"
-                throw UnreadableFile(description: "cannot \(operation) the open file \(target) (\(link)): "
-                                     + String(cString: strerror(code)))
-            }
-            let target: String
-            do {
-                target = try FileManager.default.destinationOfSymbolicLink(atPath: link)
-            } catch let error as CocoaError where error.code == .fileNoSuchFile || error.code == .fileReadNoSuchFile {
-                // Closed since it was read: only a scan of this process itself sees that. Its contents were
-                // read and are kept.
-                guard scanningItself else { throw error }
-                target = "(closed meanwhile) " + link
-            }
-            found.append(("open file \(target)", contents))
-        }
-        return found
-    }
-
-    enum FileRead {
-        case contents(Data)
-        /// A directory, socket, pipe, device or anonymous inode: nothing stored to scan.
-        case notRegular
-        /// `operation` ("examine", "open", "read") failed with errno `code`.
-        case failed(operation: String, code: Int32)
-    }
-
-    /// The whole of `path` if it is a regular file (following symbolic links, /proc's descriptor links included).
-    static func readRegularFile(_ path: String) -> FileRead {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return .failed(operation: "examine", code: errno) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { return .notRegular }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return .failed(operation: "open", code: errno) }
-        defer { close(descriptor) }
-        var contents = Data()
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count == 0 { return .contents(contents) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .failed(operation: "read", code: errno)
-            }
-            contents.append(contentsOf: buffer[0..<count])
-        }
-    }
-
-    static func isRegularFile(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 }
