@@ -25,15 +25,23 @@ final class AsyncJob: Sendable {
     }
 
     private let state = Mutex(State())
+    /// What the observer returned as the caller's context, on the caller's task (``ObservationContext``).
+    let context: (any Sendable)?
 
-    /// Runs `work` on one of `workers` and returns its result to the awaiting task.
-    static func run<Result: Sendable>(on workers: WorkerThreads,
+    /// A job of a caller on the current task; `observer` (the connections') gives its context.
+    init(observer: (any DatabaseObserver)? = nil) {
+        context = observer?.currentContext()
+    }
+
+    /// Runs `work` on one of `workers` and returns its result to the awaiting task; the events of `observer` that
+    /// the work causes carry the caller's context.
+    static func run<Result: Sendable>(on workers: WorkerThreads, observer: (any DatabaseObserver)?,
                                       _ work: @escaping @Sendable (AsyncJob) throws -> Result) async throws -> Result {
-        let job = AsyncJob()
+        let job = AsyncJob(observer: observer)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 workers.submit {
-                    continuation.resume(with: Swift.Result { try work(job) })
+                    continuation.resume(with: Swift.Result { try ObservationContext.with(job.context) { try work(job) } })
                 }
             }
         } onCancel: {

@@ -25,7 +25,7 @@ extension DatabasePool {
         -> Result {
         try checkNotInSession("DatabasePool.writeSession")
         try checkOpen()
-        try await writerGate.acquire(timeout: configuration.writerWaitTimeout)
+        try await acquireWriter()
         let session = WriterSession(pool: self)
         let outcome: Swift.Result<Result, any Error>
         do {

@@ -219,7 +219,13 @@ public final class DatabasePool: @unchecked Sendable {
     public func read<Result>(_ body: (Database) throws -> Result) throws -> Result {
         try marked("DatabasePool.read") {
             try checkOpen()
-            return try readers.withReader { database in
+            return try readers.withReader(acquired: configuration.database.observer.map { observer in
+                { [path] wait, inUse, capacity in
+                    observer.readerAcquired(PoolWaitEvent(path: path, wait: wait, queueDepth: 0, inUse: inUse,
+                                                          capacity: capacity,
+                                                          context: ObservationContext.current ?? observer.currentContext()))
+                }
+            }) { database in
                 try checkOpen()
                 return try database.transaction(.deferred) { try body(database) }
             }
@@ -250,17 +256,17 @@ public final class DatabasePool: @unchecked Sendable {
         if writeGroups.limits.isEnabled {
             return try await writeGroups.submit(to: self, body)
         }
-        try await writerGate.acquire(timeout: configuration.writerWaitTimeout)
+        try await acquireWriter()
         defer { writerGate.release() }
         // The job has finished when this returns (even when the task was cancelled): the gate is free to go.
-        return try await AsyncJob.run(on: workers) { job in
+        return try await AsyncJob.run(on: workers, observer: configuration.database.observer) { job in
             try self.writeHoldingGate { database in try job.perform(on: database, body) }
         }
     }
 
     /// ``read(_:)`` for `async` callers; cancelling the task interrupts its statement.
     public func read<Result: Sendable>(_ body: @escaping @Sendable (Database) throws -> Result) async throws -> Result {
-        try await AsyncJob.run(on: workers) { job in
+        try await AsyncJob.run(on: workers, observer: configuration.database.observer) { job in
             try self.read { database in try job.perform(on: database, body) }
         }
     }
@@ -376,13 +382,31 @@ public final class DatabasePool: @unchecked Sendable {
             + "writer it would wait for (a deadlock). Use the session's execute(_:) instead", path: path)
     }
 
+    /// Takes the writer gate for an `async` caller (waiting at most ``Configuration/writerWaitTimeout``), and reports
+    /// the wait to the observer with the caller's context.
+    func acquireWriter() async throws(SQLCipherError) {
+        let started = configuration.database.observer.map { _ in ContinuousClock.now }
+        try await writerGate.acquire(timeout: configuration.writerWaitTimeout)
+        if let started { reportWriterAcquired(waitingSince: started, context: nil) }
+    }
+
+    /// Reports that a write got the writer after waiting since `started`; `context` nil: the current one.
+    func reportWriterAcquired(waitingSince started: ContinuousClock.Instant, context: (any Sendable)?) {
+        guard let observer = configuration.database.observer else { return }
+        observer.writerAcquired(PoolWaitEvent(
+            path: path, wait: ContinuousClock.now - started, queueDepth: writerGate.waiterCount, inUse: 1,
+            capacity: 1, context: context ?? ObservationContext.current ?? observer.currentContext()))
+    }
+
     /// Runs `body` on the writer, taking the writer gate for it (waiting at most
     /// ``Configuration/writerWaitTimeout``).
     private func withWriter<Result>(_ body: (Database) throws -> Result) throws -> Result {
         try checkNotInSession("DatabasePool.write")
         try checkOpen()
+        let started = configuration.database.observer.map { _ in ContinuousClock.now }
         try writerGate.acquire(timeout: configuration.writerWaitTimeout)
         defer { writerGate.release() }
+        if let started { reportWriterAcquired(waitingSince: started, context: nil) }
         return try withGateHeld(body)
     }
 

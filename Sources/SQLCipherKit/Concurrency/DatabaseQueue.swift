@@ -28,11 +28,14 @@ public final class DatabaseQueue: @unchecked Sendable {
 
     /// The database file's path.
     public let path: String
+    /// The configuration the connection was opened with.
+    public let configuration: Database.Configuration
 
     /// Opens the connection; see ``Database/init(path:key:configuration:)``.
     public init(path: String, key: Key, configuration: Database.Configuration = .init()) throws(SQLCipherError) {
         let database = try Database(path: path, key: key, configuration: configuration)
         self.path = path
+        self.configuration = configuration
         self.database = database
     }
 
@@ -49,14 +52,14 @@ public final class DatabaseQueue: @unchecked Sendable {
 
     /// ``write(_:)`` for `async` callers.
     public func write<Result: Sendable>(_ body: @escaping @Sendable (Database) throws -> Result) async throws -> Result {
-        try await AsyncJob.run(on: workers) { job in
+        try await AsyncJob.run(on: workers, observer: configuration.observer) { job in
             try self.write { database in try job.perform(on: database, body) }
         }
     }
 
     /// ``read(_:)`` for `async` callers.
     public func read<Result: Sendable>(_ body: @escaping @Sendable (Database) throws -> Result) async throws -> Result {
-        try await AsyncJob.run(on: workers) { job in
+        try await AsyncJob.run(on: workers, observer: configuration.observer) { job in
             try self.read { database in try job.perform(on: database, body) }
         }
     }

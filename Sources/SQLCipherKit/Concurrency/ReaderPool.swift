@@ -20,9 +20,14 @@ final class ReaderPool: @unchecked Sendable {
     }
 
     /// Runs `body` with a free reader, waiting for one when all are busy.
-    func withReader<Result>(_ body: (Database) throws -> Result) throws -> Result {
+    /// `acquired`, when given, is told how long the call waited, the readers in use (this one included) and their
+    /// number.
+    func withReader<Result>(acquired: ((Duration, Int, Int) -> Void)? = nil, _ body: (Database) throws -> Result)
+        throws -> Result {
+        let started = acquired.map { _ in ContinuousClock.now }
         permits.wait()
-        let reader = lock.withLock { available.removeLast() }
+        let (reader, inUse) = lock.withLock { (available.removeLast(), count - available.count) }
+        if let acquired, let started { acquired(ContinuousClock.now - started, inUse, count) }
         defer {
             lock.withLock { available.append(reader) }
             permits.signal()

@@ -38,7 +38,7 @@ final class WriteGroups: Sendable {
         // outcome (in the closures' box) is written by the thread running the group, or by the cancel handler for
         // an entry it took out of the queue, before `finish()`, and read by the waiting task after it wakes (the
         // wake's lock orders the two).
-        let job = AsyncJob()
+        let job: AsyncJob
         let enqueued = ContinuousClock.now
         /// Set when another entry's failure ended the transaction this entry's work was in: it then runs first in
         /// a transaction of its own, and nothing joins it.
@@ -53,14 +53,18 @@ final class WriteGroups: Sendable {
             var continuation: CheckedContinuation<Void, Never>?
         }
 
-        init(body: @escaping (Database, AsyncJob, Bool) throws -> Void, failure: @escaping (any Error) -> Void) {
+        /// Made on the caller's task: `observer` gives the job its context (``AsyncJob/init(observer:)``).
+        init(observer: (any DatabaseObserver)?, body: @escaping (Database, AsyncJob, Bool) throws -> Void,
+             failure: @escaping (any Error) -> Void) {
+            job = AsyncJob(observer: observer)
             self.body = body
             self.failure = failure
         }
 
-        /// Runs the write's body on `database` (interruptible only when it is alone in its transaction so far).
+        /// Runs the write's body on `database` (interruptible only when it is alone in its transaction so far), with
+        /// its caller's context.
         func run(on database: Database, interruptible: Bool) throws {
-            try body(database, job, interruptible)
+            try ObservationContext.with(job.context) { try body(database, job, interruptible) }
         }
 
         /// Records `error` as the write's outcome (before ``finish()``).
@@ -110,7 +114,7 @@ final class WriteGroups: Sendable {
     func submit<Result: Sendable>(to pool: DatabasePool, _ body: @escaping @Sendable (Database) throws -> Result)
         async throws -> Result {
         let outcome = Outcome<Result>()
-        let entry = Entry(body: { database, job, interruptible in
+        let entry = Entry(observer: pool.configuration.database.observer, body: { database, job, interruptible in
             outcome.value = .success(try job.perform(on: database, interruptible: interruptible, body))
         }, failure: { error in
             outcome.value = .failure(error)
@@ -232,9 +236,15 @@ final class WriteGroups: Sendable {
             taken += 1
             let alone = entry.runsAlone
             let jobStarted = ContinuousClock.now
+            if let observer = pool.configuration.database.observer {
+                let depth = state.withLock { $0.queue.count }
+                observer.writerAcquired(PoolWaitEvent(path: pool.path, wait: jobStarted - entry.enqueued,
+                                                      queueDepth: depth, inUse: 1, capacity: 1,
+                                                      context: entry.job.context))
+            }
             if !open {
                 do {
-                    try database.beginTransaction(.immediate)
+                    try ObservationContext.with(entry.job.context) { try database.beginTransaction(.immediate) }
                     open = true
                 } catch {
                     entry.fail(error)
@@ -261,7 +271,7 @@ final class WriteGroups: Sendable {
                     // The first entry's work is the whole transaction; or the failure ended the transaction by itself
                     // (RAISE(ROLLBACK), an I/O error, an interrupt), which undid the earlier entries' work too: they
                     // run again, each alone, before anything else.
-                    database.rollbackTransaction()
+                    ObservationContext.with(entry.job.context) { database.rollbackTransaction() }
                     open = false
                     if !members.isEmpty {
                         state.withLock { state in
@@ -277,11 +287,13 @@ final class WriteGroups: Sendable {
             if alone || now - started >= limits.maxDuration || now - jobStarted >= limits.maxDuration { break }
         }
         if open {
+            // The group's transaction is reported with its first write's context.
+            let context = members.first?.job.context
             do {
-                try database.commitTransaction()
+                try ObservationContext.with(context) { try database.commitTransaction() }
                 committed.withLock { $0.groups += 1; $0.writes += members.count }
             } catch {
-                database.rollbackTransaction()
+                ObservationContext.with(context) { database.rollbackTransaction() }
                 for member in members { member.fail(error) }
             }
         }

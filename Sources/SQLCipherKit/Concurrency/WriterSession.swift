@@ -91,7 +91,7 @@ public final class WriterSession: Sendable {
 
     private func run<Result: Sendable>(_ body: @escaping @Sendable (Database) throws -> Result) async throws -> Result {
         let pool = self.pool
-        return try await AsyncJob.run(on: pool.workers) { [self] job in
+        return try await AsyncJob.run(on: pool.workers, observer: pool.configuration.database.observer) { [self] job in
             try serial.withLock { _ in
                 try ReentrancyMarker.run(pool, "DatabasePool.writeSession", path: pool.path) {
                     try pool.withGateHeld { database in try job.perform(on: database, body) }

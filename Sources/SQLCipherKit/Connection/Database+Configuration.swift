@@ -37,6 +37,12 @@ extension Database {
         /// mode: the commit ends by deleting the journal without syncing the folder, and a power cut can bring
         /// the journal back, which rolls the commit back. Ask for less by name only (``Synchronous``).
         public var synchronous: Synchronous
+        /// What reports the connection's statements, transactions, write-ahead-log commits, checkpoints and busy
+        /// retries (and a pool's waits). Default: nil: nothing is measured, and no hook is installed.
+        ///
+        /// See ``DatabaseObserver``; the SQLCipherKitObservability package maps the events to swift-log,
+        /// swift-metrics and swift-distributed-tracing.
+        public var observer: (any DatabaseObserver)?
 
         /// The page cache of an encrypted connection when ``pageCacheSize`` is nil: 16 MiB.
         public static let defaultEncryptedPageCacheSize = 16 << 20
@@ -50,7 +56,8 @@ extension Database {
         /// A configuration; the defaults open read-write, creating the file, with SQLCipher 4 settings.
         public init(mode: OpenMode = .readWriteCreate, cipher: CipherSettings = CipherSettings(),
                     busyTimeout: Duration = .seconds(5), verifiesCipherEngine: Bool = true,
-                    pageCacheSize: Int? = nil, foreignKeys: Bool = false, synchronous: Synchronous = .extra) {
+                    pageCacheSize: Int? = nil, foreignKeys: Bool = false, synchronous: Synchronous = .extra,
+                    observer: (any DatabaseObserver)? = nil) {
             self.mode = mode
             self.cipher = cipher
             self.busyTimeout = busyTimeout
@@ -58,6 +65,7 @@ extension Database {
             self.pageCacheSize = pageCacheSize
             self.foreignKeys = foreignKeys
             self.synchronous = synchronous
+            self.observer = observer
         }
 
         /// A read-only configuration for the library's own inspections, which leave the folder as they found it.

@@ -89,6 +89,7 @@ extension Database {
     /// connection can neither end it nor begin another (the guard refuses `COMMIT`, `END`, `ROLLBACK` and `BEGIN`).
     func beginTransaction(_ kind: TransactionKind) throws(SQLCipherError) {
         try controllingTransaction { () throws(SQLCipherError) in try runCached(kind.beginSQL) }
+        observation?.transactionBegan()
         sqlGuard.beginScope()
     }
 
@@ -101,7 +102,9 @@ extension Database {
                 + "(SQLite rolls it back by itself after INSERT OR ROLLBACK, RAISE(ROLLBACK), a full disk, an I/O "
                 + "error or an interrupt): nothing of it was committed", path: path)
         }
+        let commitStarted = observation.map { _ in ObservationClock.monotonic() }
         try controllingTransaction { () throws(SQLCipherError) in try runCached("COMMIT TRANSACTION") }
+        observation?.transactionEnded(.committed, commitStarted: commitStarted, handle: handle)
         sqlGuard.endScope()
     }
 
@@ -130,6 +133,7 @@ extension Database {
     /// is ignored (see `rollbackQuietly`).
     func rollbackTransaction() {
         rollbackQuietly("ROLLBACK TRANSACTION")
+        observation?.transactionEnded(.rolledBack, commitStarted: nil, handle: handle)
         sqlGuard.endScope()
     }
 

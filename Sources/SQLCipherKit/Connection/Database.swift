@@ -52,15 +52,18 @@ public final class Database {
     // confined to one thread at a time.
     @exclusivity(unchecked)
     var isCancelled: (() -> Bool)? {
-        didSet { checksCancellation = isCancelled != nil || userCodeInsideStep > 0 }
+        didSet { updateChecksCancellation() }
     }
 
     /// Greater than zero while caller code (a progress closure) runs inside one of this connection's steps: SQLite
     /// forbids touching a connection from inside its own step, and there the engine's defenses may be down (an
     /// export turns `writable_schema` on for its run), so every statement is refused then (``requireNotInsideStep()``).
     var userCodeInsideStep = 0 {
-        didSet { checksCancellation = isCancelled != nil || userCodeInsideStep > 0 }
+        didSet { updateChecksCancellation() }
     }
+
+    /// The hooks that report to ``Configuration/observer``; nil without one (ConnectionObservation.swift).
+    let observation: ConnectionObservation?
 
     /// Throws ``SQLCipherError/Kind/misuse`` while caller code runs inside one of this connection's steps.
     func requireNotInsideStep() throws(SQLCipherError) {
@@ -71,10 +74,14 @@ public final class Database {
         }
     }
 
-    /// Whether ``isCancelled`` is set, or caller code runs inside a step: what every step reads (a Bool, not a
-    /// closure to copy and release).
+    /// Whether ``isCancelled`` is set, caller code runs inside a step, or the connection is observed: what every
+    /// step reads (a Bool, not a closure to copy and release), to take the checked step.
     @usableFromInline @exclusivity(unchecked)
     private(set) var checksCancellation = false
+
+    private func updateChecksCancellation() {
+        checksCancellation = isCancelled != nil || userCodeInsideStep > 0 || observation != nil
+    }
 
     /// Throws ``SQLCipherError/Kind/interrupted`` when the task running on this connection was cancelled.
     func checkCancellation() throws(SQLCipherError) {
@@ -145,6 +152,13 @@ public final class Database {
         // Before the first read, so that the pre-flight read waits for another connection's lock too.
         sqlite3_busy_timeout(handle, Int32(clamping: configuration.busyTimeout.milliseconds))
         interruptHandle = InterruptHandle(handle)
+        // Before the first statement, so that every statement of the connection is seen (the key is not SQL).
+        observation = configuration.observer.map {
+            ConnectionObservation(observer: $0, path: path,
+                                  busyTimeoutMilliseconds: Int32(clamping: configuration.busyTimeout.milliseconds))
+        }
+        observation?.install(on: handle)
+        checksCancellation = observation != nil
         do throws(SQLCipherError) {
             if let key {
                 try applyKey(key, schema: "main")
@@ -223,6 +237,7 @@ public final class Database {
         guard let handle else { return }
         interruptHandle.invalidate()
         statementCache.removeAll()
+        observation?.uninstall(from: handle)
         // _v2 defers the close until outstanding statements are finalized, so this never fails with BUSY.
         sqlite3_close_v2(handle)
         self.handle = nil
@@ -235,7 +250,13 @@ public final class Database {
     /// Sets how long a statement waits for another connection's lock before failing with
     /// ``SQLCipherError/Kind/busy``; zero fails at once.
     public func setBusyTimeout(_ timeout: Duration) throws(SQLCipherError) {
-        sqlite3_busy_timeout(try requireOpenHandle(), Int32(clamping: timeout.milliseconds))
+        let handle = try requireOpenHandle()
+        if let observation {
+            // Its busy handler waits as sqlite3_busy_timeout's does, and reports each wait.
+            observation.busyTimeoutMilliseconds = Int32(clamping: timeout.milliseconds)
+        } else {
+            sqlite3_busy_timeout(handle, Int32(clamping: timeout.milliseconds))
+        }
     }
 
     /// Interrupts the statement running on this connection (see ``InterruptHandle``).

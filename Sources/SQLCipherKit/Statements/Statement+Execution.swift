@@ -104,7 +104,7 @@ extension Statement {
         throw stepFailed(code)
     }
 
-    /// ``step()`` when the connection is closed or a task may have been cancelled.
+    /// ``step()`` when the connection is closed, a task may have been cancelled, or the connection is observed.
     @usableFromInline
     func checkedStep() throws(SQLCipherError) -> Bool {
         try requireOpen()
@@ -113,8 +113,11 @@ extension Statement {
         isStepped = true
         // SQL that SQLite compiles during the step is its own (see SQLGuard.steppingDepth).
         database.sqlGuard.steppingDepth += 1
+        let observation = database.observation
+        observation?.stepping = handle
         let code = sqlite3_step(handle)
         database.sqlGuard.steppingDepth -= 1
+        observation?.stepReturned(handle, code: code)
         if code == SQLITE_ROW { return true }
         if code == SQLITE_DONE { return false }
         throw stepFailed(code)

@@ -1,0 +1,187 @@
+import CSQLCipher
+import Glibc
+
+/// A connection's observation: the SQLite hooks that report to its ``DatabaseObserver``, installed only when one is
+/// configured, and what they remember between callbacks.
+///
+/// Statements are seen through [`sqlite3_trace_v2`](https://sqlite.org/c3ref/trace_v2.html): `SQLITE_TRACE_STMT`
+/// marks a statement's first step, `SQLITE_TRACE_ROW` counts its rows and `SQLITE_TRACE_PROFILE` its end (the
+/// profile's own duration has millisecond steps, so both ends are timed here). That sees every statement of every
+/// route, the library's own included, without a branch on the library's inlined step. Only the result of a failed step is not known to the profile callback: the connection's
+/// checked step (which every step takes while a connection is observed) reports the statement it runs once SQLite
+/// has returned its result.
+///
+/// Confined like its connection: the callbacks run on the thread that runs the connection's work.
+final class ConnectionObservation {
+    let observer: any DatabaseObserver
+    let path: String
+    /// The statement the connection's checked step runs now.
+    var stepping: OpaquePointer?
+    /// The end of `stepping`, reported once its step's result is known.
+    private var pending: StatementEvent?
+    /// When each running statement began: system clock, monotonic clock.
+    private var starts: [OpaquePointer: (wall: UInt64, monotonic: UInt64)] = [:]
+    private var rows: [OpaquePointer: Int] = [:]
+    /// The open transaction SQLCipherKit began: when, both clocks.
+    private var transactionStart: (wall: UInt64, monotonic: UInt64)?
+    /// The busy timeout the busy handler applies, in milliseconds.
+    var busyTimeoutMilliseconds: Int32
+    /// SQLite's default automatic checkpoint (`SQLITE_DEFAULT_WAL_AUTOCHECKPOINT`), which the WAL hook replaces.
+    static let autoCheckpointFrames: Int32 = 1000
+
+    init(observer: any DatabaseObserver, path: String, busyTimeoutMilliseconds: Int32) {
+        self.observer = observer
+        self.path = path
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+    }
+
+    /// The context an event of the work running now carries.
+    var context: (any Sendable)? { ObservationContext.current ?? observer.currentContext() }
+
+    /// Installs the hooks on `handle` (which this observation must outlive; ``uninstall(from:)`` before it closes).
+    func install(on handle: OpaquePointer) {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        sqlite3_trace_v2(handle, UInt32(SQLITE_TRACE_STMT | SQLITE_TRACE_ROW | SQLITE_TRACE_PROFILE), { mask, context, p, x in
+            guard let context, let p else { return 0 }
+            let observation = Unmanaged<ConnectionObservation>.fromOpaque(context).takeUnretainedValue()
+            let statement = OpaquePointer(p)
+            switch Int32(mask) {
+            case SQLITE_TRACE_STMT: observation.began(statement)
+            case SQLITE_TRACE_ROW: observation.rows[statement, default: 0] += 1
+            case SQLITE_TRACE_PROFILE: observation.ended(statement)
+            default: break
+            }
+            return 0
+        }, me)
+        // Replaces SQLite's automatic checkpoint, which this hook then runs itself, as SQLite's did.
+        sqlite3_wal_hook(handle, { context, db, schema, frames in
+            guard let context, let db else { return SQLITE_OK }
+            let observation = Unmanaged<ConnectionObservation>.fromOpaque(context).takeUnretainedValue()
+            observation.walCommitted(db, schema: schema.map { String(cString: $0) } ?? "main", frames: frames)
+            return SQLITE_OK
+        }, me)
+        // Replaces sqlite3_busy_timeout's handler, with the same waits.
+        sqlite3_busy_handler(handle, { context, count in
+            guard let context else { return 0 }
+            let observation = Unmanaged<ConnectionObservation>.fromOpaque(context).takeUnretainedValue()
+            return observation.busy(count: Int(count))
+        }, me)
+    }
+
+    /// Removes the hooks (before the connection closes: its last checkpoint runs without them).
+    func uninstall(from handle: OpaquePointer) {
+        sqlite3_trace_v2(handle, 0, nil, nil)
+        sqlite3_wal_hook(handle, nil, nil)
+        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+    }
+
+    // MARK: Statements
+
+    private func began(_ statement: OpaquePointer) {
+        // A trigger's program reports again with the same statement: its first start counts.
+        if starts[statement] == nil {
+            starts[statement] = (ObservationClock.now(), ObservationClock.monotonic())
+        }
+    }
+
+    private func ended(_ statement: OpaquePointer) {
+        let end = ObservationClock.monotonic()
+        let start = starts.removeValue(forKey: statement) ?? (ObservationClock.now(), end)
+        let sql = sqlite3_sql(statement).map { String(cString: $0) } ?? ""
+        let writes = sqlite3_stmt_readonly(statement) == 0
+        let event = StatementEvent(
+            path: path, sql: sql, operation: StatementEvent.operation(of: sql), startTime: start.wall,
+            duration: .nanoseconds(Int64(end &- start.monotonic)), rows: rows.removeValue(forKey: statement) ?? 0,
+            changes: writes ? Int(sqlite3_changes64(sqlite3_db_handle(statement))) : 0, resultCode: SQLITE_OK,
+            context: context)
+        if statement == stepping {
+            pending = event
+        } else {
+            // Reset before its end.
+            observer.statementFinished(event)
+        }
+    }
+
+    /// The checked step of `statement` returned `code`: reports its end, if this step ended it.
+    func stepReturned(_ statement: OpaquePointer, code: Int32) {
+        stepping = nil
+        guard code != SQLITE_ROW, let event = pending else { return }
+        pending = nil
+        observer.statementFinished(StatementEvent(
+            path: event.path, sql: event.sql, operation: event.operation, startTime: event.startTime,
+            duration: event.duration, rows: event.rows, changes: code == SQLITE_DONE ? event.changes : 0,
+            resultCode: code == SQLITE_DONE ? SQLITE_OK : code, context: event.context))
+    }
+
+    // MARK: Transactions
+
+    func transactionBegan() {
+        transactionStart = (ObservationClock.now(), ObservationClock.monotonic())
+    }
+
+    func transactionEnded(_ outcome: TransactionEvent.Outcome, commitStarted: UInt64?, handle: OpaquePointer?) {
+        guard let start = transactionStart else { return }
+        transactionStart = nil
+        let end = ObservationClock.monotonic()
+        let statistics = handle.map { CacheStatistics(handle: $0) }
+        observer.transactionFinished(TransactionEvent(
+            path: path, outcome: outcome, startTime: start.wall, duration: .nanoseconds(Int64(end &- start.monotonic)),
+            commitDuration: commitStarted.map { .nanoseconds(Int64(end &- $0)) } ?? .zero,
+            cache: statistics ?? CacheStatistics.zero, context: context))
+    }
+
+    // MARK: Write-ahead log and busy waits
+
+    private func walCommitted(_ db: OpaquePointer, schema: String, frames: Int32) {
+        var info = stat()
+        let file = sqlite3_db_filename(db, schema).map { String(cString: $0) } ?? ""
+        let bytes = !file.isEmpty && stat(file + "-wal", &info) == 0 ? Int(info.st_size) : 0
+        observer.walCommitted(WALEvent(path: path, schema: schema, frames: Int(frames), fileBytes: bytes,
+                                       context: context))
+        guard frames >= Self.autoCheckpointFrames else { return }
+        let started = ObservationClock.monotonic()
+        var logged: Int32 = 0, copied: Int32 = 0
+        let code = sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, &logged, &copied)
+        observer.checkpointFinished(CheckpointEvent(
+            path: path, schema: schema, frames: Int(logged), checkpointed: Int(copied),
+            duration: .nanoseconds(Int64(ObservationClock.monotonic() &- started)), resultCode: code,
+            context: context))
+    }
+
+    /// SQLite's busy-timeout waits (`sqliteDefaultBusyCallback`): 1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, then
+    /// 100 ms, until the timeout.
+    static let busyDelays: [Int32] = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100]
+
+    /// The waits before retry `count` (0 for the first): the delay now, and the total waited before it.
+    static func busyWait(count: Int, timeout: Int32) -> Int32? {
+        let delays = busyDelays
+        let prior: Int32 = count < delays.count ? delays[..<count].reduce(0, +)
+            : delays.reduce(0, +) + delays[delays.count - 1] * Int32(count - delays.count)
+        var delay = count < delays.count ? delays[count] : delays[delays.count - 1]
+        if prior + delay > timeout {
+            delay = timeout - prior
+            if delay <= 0 { return nil }
+        }
+        return delay
+    }
+
+    private func busy(count: Int) -> Int32 {
+        guard let delay = Self.busyWait(count: count, timeout: busyTimeoutMilliseconds) else { return 0 }
+        observer.busyRetried(BusyEvent(path: path, retry: count + 1, delay: .milliseconds(Int(delay)),
+                                       context: context))
+        sqlite3_sleep(delay)
+        return 1
+    }
+}
+
+extension CacheStatistics {
+    static let zero = CacheStatistics(hits: 0, misses: 0, writes: 0, spills: 0, bytes: 0)
+
+    init(hits: Int, misses: Int, writes: Int, spills: Int, bytes: Int) {
+        self.hits = hits
+        self.misses = misses
+        self.writes = writes
+        self.spills = spills
+        self.bytes = bytes
+    }
+}

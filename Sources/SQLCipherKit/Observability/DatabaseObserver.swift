@@ -1,0 +1,70 @@
+/// Receives what connections and pools do: each statement, transaction, write-ahead-log commit and checkpoint, busy
+/// retry, and each wait for a pool's writer or a reader.
+///
+/// Install one on ``Database/Configuration/observer`` (a ``DatabasePool`` and a ``DatabaseQueue`` pass theirs
+/// to every connection they open). Without one, nothing is measured and nothing is installed on the connection:
+/// the statement path is the same as before observation existed. The SQLCipherKitObservability package maps these
+/// events to swift-log, swift-metrics and swift-distributed-tracing; an app can also implement the protocol itself.
+///
+/// ```swift
+/// struct SlowStatements: DatabaseObserver {
+///     func statementFinished(_ event: StatementEvent) {
+///         if event.duration > .milliseconds(50) { print("slow \(event.operation): \(event.duration)") }
+///     }
+/// }
+/// var configuration = Database.Configuration()
+/// configuration.observer = SlowStatements()
+/// ```
+///
+/// ## What events hold, and what they never hold
+///
+/// A statement event holds the SQL text as the caller prepared it (`sqlite3_sql`), never with its bound values
+/// expanded, so a value bound with `?` is in no event. No event holds key material: keys reach the engine through
+/// `sqlite3_key_v2` and `sqlite3_rekey_v2`, never as SQL text (<doc:ThreatModel>), and SQL text that names a key is
+/// refused before it runs. ``StatementEvent/operation`` is one word from a fixed set, for metric labels.
+///
+/// ## Where the methods run
+///
+/// Each method runs on the thread that runs the connection's work, inside the statement or commit it reports,
+/// so it should return quickly and must not use the connection (or its pool). Every method has an empty default.
+public protocol DatabaseObserver: Sendable {
+    /// What ties an event to the caller's work (for tracing, the caller's `ServiceContext`), or nil.
+    ///
+    /// An `async` call of a pool or a queue calls this on the caller's task, before its work moves to one of the
+    /// pool's threads, and every event of that work carries the value (``StatementEvent/context``). Synchronous work
+    /// calls it on its own thread, when an event happens. Default: nil.
+    func currentContext() -> (any Sendable)?
+
+    /// A statement finished: it ran to its end, failed, or was reset before its end.
+    func statementFinished(_ event: StatementEvent)
+
+    /// A transaction that SQLCipherKit began (``Database/transaction(_:_:)``, a pool's write, a group commit, a
+    /// writer session) committed or rolled back.
+    func transactionFinished(_ event: TransactionEvent)
+
+    /// A commit appended frames to a write-ahead log.
+    func walCommitted(_ event: WALEvent)
+
+    /// An automatic checkpoint ran after a commit (when the log reached 1,000 frames, SQLite's default).
+    func checkpointFinished(_ event: CheckpointEvent)
+
+    /// A statement found the database locked by another connection and waits before it tries again.
+    func busyRetried(_ event: BusyEvent)
+
+    /// A pool's write got the writer (``PoolWaitEvent/wait`` is how long it waited for it).
+    func writerAcquired(_ event: PoolWaitEvent)
+
+    /// A pool's read got a reader connection.
+    func readerAcquired(_ event: PoolWaitEvent)
+}
+
+extension DatabaseObserver {
+    public func currentContext() -> (any Sendable)? { nil }
+    public func statementFinished(_ event: StatementEvent) {}
+    public func transactionFinished(_ event: TransactionEvent) {}
+    public func walCommitted(_ event: WALEvent) {}
+    public func checkpointFinished(_ event: CheckpointEvent) {}
+    public func busyRetried(_ event: BusyEvent) {}
+    public func writerAcquired(_ event: PoolWaitEvent) {}
+    public func readerAcquired(_ event: PoolWaitEvent) {}
+}

@@ -1,0 +1,186 @@
+import CSQLCipher
+import Glibc
+
+/// A point in time as tracing and logs want it: nanoseconds since the Unix epoch (the system clock).
+public typealias NanosecondsSinceEpoch = UInt64
+
+/// One statement, from its first step to its end (``DatabaseObserver/statementFinished(_:)``).
+///
+/// Statements the library runs for the caller (opening, transactions, backup, export) are reported as the caller's
+/// are. The statements SQLite and SQLCipher run inside `VACUUM` and `sqlcipher_export` are not: SQLite turns tracing
+/// off for them, and the statement that started them (`VACUUM`, `SELECT sqlcipher_export(?1)`) is reported whole.
+public struct StatementEvent: Sendable {
+    /// The database file's path (`:memory:` for an in-memory database).
+    public let path: String
+    /// The SQL text as prepared ([`sqlite3_sql`](https://sqlite.org/c3ref/expanded_sql.html)): parameters as `?`,
+    /// never their bound values.
+    public let sql: String
+    /// The statement's kind: its first keyword, upper-cased, from a fixed set (``StatementEvent/operations``),
+    /// or `OTHER`. Safe as a metric label: it never holds SQL text.
+    public let operation: String
+    /// When the first step began.
+    public let startTime: NanosecondsSinceEpoch
+    /// From the first step to the end: the rows' processing between steps included.
+    public let duration: Duration
+    /// The rows the statement returned.
+    public let rows: Int
+    /// The rows it inserted, updated or deleted ([`sqlite3_changes64`](https://sqlite.org/c3ref/changes.html));
+    /// 0 for a statement that cannot write.
+    public let changes: Int
+    /// SQLite's (extended) result code: `SQLITE_OK` (0) when the statement ran to its end or was reset before it,
+    /// the error's code when it failed.
+    public let resultCode: Int32
+    /// What ``DatabaseObserver/currentContext()`` returned for the work this statement belongs to.
+    public let context: (any Sendable)?
+
+    /// The values of ``operation`` other than `OTHER`.
+    public static let operations: Set<String> = [
+        "ALTER", "ANALYZE", "ATTACH", "BEGIN", "COMMIT", "CREATE", "DELETE", "DETACH", "DROP", "END", "EXPLAIN",
+        "INSERT", "PRAGMA", "REINDEX", "RELEASE", "REPLACE", "ROLLBACK", "SAVEPOINT", "SELECT", "UPDATE", "VACUUM",
+        "VALUES", "WITH",
+    ]
+
+    /// The first keyword of `sql` (after blanks and comments), upper-cased, when it is one of ``operations``;
+    /// `OTHER` otherwise.
+    public static func operation(of sql: String) -> String {
+        var bytes = Substring(sql).utf8[...]
+        while let first = bytes.first {
+            if first == 0x20 || (0x09...0x0d).contains(first) {
+                bytes = bytes.dropFirst()
+            } else if bytes.starts(with: "--".utf8) {
+                bytes = bytes.drop { $0 != 0x0a }
+            } else if bytes.starts(with: "/*".utf8) {
+                let rest = bytes.dropFirst(2)
+                var index = rest.startIndex
+                while index < rest.endIndex, !rest[index...].starts(with: "*/".utf8) { index = rest.index(after: index) }
+                bytes = index < rest.endIndex ? rest[index...].dropFirst(2) : rest[rest.endIndex...]
+            } else {
+                break
+            }
+        }
+        let word = bytes.prefix { (0x41...0x5a).contains($0) || (0x61...0x7a).contains($0) }
+        guard word.count <= 9 else { return "OTHER" }
+        let upper = String(decoding: word.map { (0x61...0x7a).contains($0) ? $0 - 0x20 : $0 }, as: UTF8.self)
+        return operations.contains(upper) ? upper : "OTHER"
+    }
+}
+
+/// A transaction SQLCipherKit began, from `BEGIN` to its end (``DatabaseObserver/transactionFinished(_:)``).
+public struct TransactionEvent: Sendable {
+    /// How it ended.
+    public enum Outcome: String, Sendable {
+        case committed, rolledBack
+    }
+
+    /// The database file's path.
+    public let path: String
+    public let outcome: Outcome
+    /// When `BEGIN` ran.
+    public let startTime: NanosecondsSinceEpoch
+    /// From `BEGIN` to the end of `COMMIT` or `ROLLBACK`.
+    public let duration: Duration
+    /// `COMMIT` alone: where the sync to the disk happens (zero for a rollback).
+    public let commitDuration: Duration
+    /// The connection's page cache so far.
+    public let cache: CacheStatistics
+    /// What ``DatabaseObserver/currentContext()`` returned for the work the transaction belongs to.
+    public let context: (any Sendable)?
+}
+
+/// A connection's page cache, counted since it opened
+/// ([`sqlite3_db_status`](https://sqlite.org/c3ref/c_dbstatus_options.html)).
+public struct CacheStatistics: Sendable, Equatable {
+    /// Page reads the cache answered.
+    public let hits: Int
+    /// Page reads that went to the file (and, encrypted, through decryption).
+    public let misses: Int
+    /// Pages written to the file.
+    public let writes: Int
+    /// Dirty pages written before a commit because the cache was full.
+    public let spills: Int
+    /// Bytes the cache holds now.
+    public let bytes: Int
+
+    init(handle: OpaquePointer) {
+        func value(_ option: Int32) -> Int {
+            var current: Int32 = 0, highest: Int32 = 0
+            return sqlite3_db_status(handle, option, &current, &highest, 0) == SQLITE_OK ? Int(current) : 0
+        }
+        hits = value(SQLITE_DBSTATUS_CACHE_HIT)
+        misses = value(SQLITE_DBSTATUS_CACHE_MISS)
+        writes = value(SQLITE_DBSTATUS_CACHE_WRITE)
+        spills = value(SQLITE_DBSTATUS_CACHE_SPILL)
+        bytes = value(SQLITE_DBSTATUS_CACHE_USED)
+    }
+}
+
+/// A commit appended to a write-ahead log ([`sqlite3_wal_hook`](https://sqlite.org/c3ref/wal_hook.html)).
+public struct WALEvent: Sendable {
+    /// The database file's path.
+    public let path: String
+    /// The schema (`main`, or an attached database's name).
+    public let schema: String
+    /// The frames in the log now (pages written since it was last reset).
+    public let frames: Int
+    /// The `-wal` file's size in bytes (it is reused, not shrunk, after a checkpoint).
+    public let fileBytes: Int
+    public let context: (any Sendable)?
+}
+
+/// An automatic checkpoint ([`sqlite3_wal_checkpoint_v2`](https://sqlite.org/c3ref/wal_checkpoint_v2.html),
+/// `PASSIVE`, as SQLite's own automatic checkpoint).
+public struct CheckpointEvent: Sendable {
+    /// The database file's path.
+    public let path: String
+    public let schema: String
+    /// The frames in the log.
+    public let frames: Int
+    /// The frames copied into the database (fewer when readers still use older ones).
+    public let checkpointed: Int
+    public let duration: Duration
+    /// `SQLITE_OK`, or why it stopped (`SQLITE_BUSY`: another connection checkpointed or wrote meanwhile).
+    public let resultCode: Int32
+    public let context: (any Sendable)?
+}
+
+/// A statement found the database locked and waits before trying again (the busy timeout's retries).
+public struct BusyEvent: Sendable {
+    /// The database file's path.
+    public let path: String
+    /// How many times this statement has waited so far (1 for the first).
+    public let retry: Int
+    /// How long it waits now.
+    public let delay: Duration
+    public let context: (any Sendable)?
+}
+
+/// A pool's call got its connection (``DatabaseObserver/writerAcquired(_:)``,
+/// ``DatabaseObserver/readerAcquired(_:)``).
+public struct PoolWaitEvent: Sendable {
+    /// The database file's path.
+    public let path: String
+    /// How long the call waited for the connection.
+    public let wait: Duration
+    /// The writes still queued for the writer after this one got it (writers only; 0 for readers).
+    public let queueDepth: Int
+    /// The connections of this kind in use, this one included (the writer: 1).
+    public let inUse: Int
+    /// The connections of this kind the pool has.
+    public let capacity: Int
+    public let context: (any Sendable)?
+}
+
+/// The clocks events use.
+enum ObservationClock {
+    static func now() -> NanosecondsSinceEpoch {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
+    static func monotonic() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import ProcessTestSupport
+import SQLCipherKit
+import Testing
+
+/// Nothing secret reaches an observer: keys, passphrases and bound values are in no event of any route, SQLCipher's
+/// own SQL (export, attach, rekey) included. The scan's control runs in the same test: a secret planted as SQL text
+/// must be found.
+@Suite("DatabaseObserver: no key, passphrase or bound value in any event")
+struct DatabaseObserverRedactionTests {
+    @Test("a keyed database's statements, failures, rekey, attach, backup, export and a pool: no secret in any event; a planted one is found")
+    func noSecrets() async throws {
+        let folder = try TemporaryDirectory()
+        let recorder = Recorder()
+        let configuration = Database.Configuration(observer: recorder)
+        let passphrase = "correct horse \(UUID().uuidString)"
+        let rawHex = randomKeyHex(), newHex = randomKeyHex(), backupHex = randomKeyHex(), attachHex = randomKeyHex()
+        let exportPassphrase = "export \(UUID().uuidString)"
+        let bound = ["bound-secret-\(UUID().uuidString)", "bound-blob-\(UUID().uuidString)", "failing-\(UUID().uuidString)"]
+        let planted = "planted-\(UUID().uuidString)"
+
+        let db = try Database(path: folder.file("a.db"), key: try .passphrase(passphrase), configuration: configuration)
+        try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, x UNIQUE, y BLOB)")
+        try db.execute("INSERT INTO t(x, y) VALUES (?, ?)", [bound[0], Data(bound[1].utf8)])
+        _ = try db.fetchAll("SELECT * FROM t WHERE x = ?", [bound[0]])
+        #expect(thrownError { try db.execute("INSERT INTO t(x) VALUES (?)", [bound[0]]) }?.kind == .constraint)
+        #expect(thrownError { try db.execute("INSERT INTO missing VALUES (?)", [bound[2]]) } != nil)
+        // Key SQL is refused before it runs; it would be the leak.
+        #expect(thrownError { try db.execute("PRAGMA rekey = '\(passphrase)'") } != nil)
+        try db.attach(folder.file("attached.db"), as: "other", key: try .rawKey(hex: Array(attachHex.utf8)))
+        try db.execute("CREATE TABLE other.u(x)")
+        try db.execute("INSERT INTO other.u VALUES (?)", [bound[0]])
+        try db.detach("other")
+        try db.backup(to: folder.file("backup.db"), key: try .rawKey(hex: Array(backupHex.utf8)))
+        try db.export(to: folder.file("export.db"), key: try .passphrase(exportPassphrase))
+        try db.rekey(to: try .rawKey(hex: Array(newHex.utf8)))
+        try db.execute("INSERT INTO t(x) VALUES (?)", [bound[2]])
+        // The control: a secret in SQL text (as a literal, not bound) is in the event, and the scan finds it.
+        _ = try db.fetchAll("SELECT '\(planted)'")
+        db.close()
+
+        let pool = try DatabasePool(path: folder.file("pool.db"), key: try .rawKey(hex: Array(rawHex.utf8)),
+                                    configuration: .init(database: configuration))
+        try await pool.write { db in try db.execute("CREATE TABLE p(x)") }
+        try await pool.write { db in try db.execute("INSERT INTO p VALUES (?)", [bound[1]]) }
+        _ = try await pool.read { db in try db.fetchAll("SELECT * FROM p WHERE x = ?", [bound[1]]) }
+        try pool.rekey(to: try .passphrase(passphrase + "-pool"))
+        pool.close()
+
+        let texts = recorder.allEventTexts()
+        // The library's own statements of each route were seen (SQLite turns tracing off inside the export itself).
+        for sql in ["ATTACH DATABASE ?1 AS \"other\" KEY ?2", "SELECT sqlcipher_export(?1)", "PRAGMA cipher_version"] {
+            #expect(recorder.statements.contains { $0.sql == sql }, "\(sql) was not seen")
+        }
+        let secrets = [passphrase, passphrase + "-pool", exportPassphrase, rawHex, newHex, backupHex, attachHex] + bound
+        let hexOfPassphrases = [passphrase, exportPassphrase].map { Data($0.utf8).map { String(format: "%02x", $0) }.joined() }
+        let found = Self.occurrences(of: secrets + hexOfPassphrases, in: texts)
+        #expect(found.isEmpty, "secrets in events: \(found)")
+        // The control, in the same run: the planted literal is found, so the scan reads the events' SQL.
+        #expect(Self.occurrences(of: [planted], in: texts).count == 1)
+        print("OBSERVER REDACTION: \(texts.count) events scanned for \(secrets.count + hexOfPassphrases.count) secrets: "
+              + "\(found.count) found; the planted literal found \(Self.occurrences(of: [planted], in: texts).count) time(s)")
+    }
+
+    @Test("10,000 distinct statements name at most the fixed set of operations")
+    func boundedOperations() throws {
+        let recorder = Recorder()
+        let db = try Database(path: ":memory:", key: try .rawKey(hex: Array(randomKeyHex().utf8)),
+                              configuration: .init(observer: recorder))
+        recorder.reset()
+        try db.execute("CREATE TABLE t(x)")
+        for index in 0..<10_000 {
+            switch index % 4 {
+            case 0: try db.execute("INSERT INTO t VALUES (\(index))")
+            case 1: _ = try db.fetchAll("SELECT x, \(index) FROM t WHERE x = \(index)")
+            case 2: try db.execute("UPDATE t SET x = \(index) WHERE x = \(index - 2)")
+            default: try db.execute("/* \(index) */ DELETE FROM t WHERE x = \(index)")
+            }
+        }
+        let statements = recorder.statements
+        #expect(Set(statements.map(\.sql)).count >= 10_000)
+        #expect(Set(statements.map(\.operation)) == ["CREATE", "INSERT", "SELECT", "UPDATE", "DELETE"])
+    }
+
+    /// Each secret found, with the event text it is in (case-insensitive: hex may be either case).
+    static func occurrences(of secrets: [String], in texts: [String]) -> [String] {
+        secrets.flatMap { secret in
+            texts.filter { $0.localizedCaseInsensitiveContains(secret) }.map { "\(secret) in \($0.prefix(200))" }
+        }
+    }
+}
+
+extension Recorder {
+    /// Every event, each as its full reflection (every field, the context included).
+    func allEventTexts() -> [String] {
+        statements.map { String(reflecting: $0) } + transactions.map { String(reflecting: $0) }
+            + wal.map { String(reflecting: $0) } + checkpoints.map { String(reflecting: $0) }
+            + busy.map { String(reflecting: $0) } + writers.map { String(reflecting: $0) }
+            + readers.map { String(reflecting: $0) }
+    }
+}
