@@ -123,7 +123,8 @@ public final class DatabasePool: @unchecked Sendable {
         self.path = path
         self.configuration = configuration
         isEncrypted = key != nil
-        writerGate = WriterGate(path: path)
+        writerGate = WriterGate(path: path, released: Self.writerReleased(observer: configuration.database.observer,
+                                                                          path: path))
         workers = WorkerThreads(limit: configuration.readerCount + 1, name: "SQLCipherKit.DatabasePool")
         let existedBefore = access(path, F_OK) == 0
         let settings = configuration.database.cipher
@@ -224,6 +225,11 @@ public final class DatabasePool: @unchecked Sendable {
                     observer.readerAcquired(PoolWaitEvent(path: path, wait: wait, queueDepth: 0, inUse: inUse,
                                                           capacity: capacity,
                                                           context: ObservationContext.current ?? observer.currentContext()))
+                }
+            }, released: configuration.database.observer.map { observer in
+                { [path] inUse, capacity in
+                    observer.connectionReleased(PoolReleaseEvent(path: path, role: .reader, inUse: inUse,
+                                                                 capacity: capacity))
                 }
             }) { database in
                 try checkOpen()
@@ -380,6 +386,14 @@ public final class DatabasePool: @unchecked Sendable {
         guard WriterSession.isActive(in: self) else { return }
         throw .api(.misuse, "\(description) was called inside a writer session of the same pool, which holds the "
             + "writer it would wait for (a deadlock). Use the session's execute(_:) instead", path: path)
+    }
+
+    /// What the writer gate tells at each release, for `observer`.
+    private static func writerReleased(observer: (any DatabaseObserver)?, path: String) -> (@Sendable (Int) -> Void)? {
+        guard let observer else { return nil }
+        return { inUse in
+            observer.connectionReleased(PoolReleaseEvent(path: path, role: .writer, inUse: inUse, capacity: 1))
+        }
     }
 
     /// Takes the writer gate for an `async` caller (waiting at most ``Configuration/writerWaitTimeout``), and reports

@@ -21,16 +21,20 @@ final class ReaderPool: @unchecked Sendable {
 
     /// Runs `body` with a free reader, waiting for one when all are busy.
     /// `acquired`, when given, is told how long the call waited, the readers in use (this one included) and their
-    /// number.
-    func withReader<Result>(acquired: ((Duration, Int, Int) -> Void)? = nil, _ body: (Database) throws -> Result)
-        throws -> Result {
+    /// number; `released`, the readers in use once this one is back, and their number.
+    func withReader<Result>(acquired: ((Duration, Int, Int) -> Void)? = nil, released: ((Int, Int) -> Void)? = nil,
+                            _ body: (Database) throws -> Result) throws -> Result {
         let started = acquired.map { _ in ContinuousClock.now }
         permits.wait()
         let (reader, inUse) = lock.withLock { (available.removeLast(), count - available.count) }
         if let acquired, let started { acquired(ContinuousClock.now - started, inUse, count) }
         defer {
-            lock.withLock { available.append(reader) }
+            let inUse = lock.withLock { () -> Int in
+                available.append(reader)
+                return count - available.count
+            }
             permits.signal()
+            released?(inUse, count)
         }
         return try body(reader)
     }

@@ -24,9 +24,12 @@ final class WriterGate: Sendable {
 
     private let state = Mutex(State())
     private let path: String
+    /// Told, at each release, whether the gate went straight to a waiter (1) or is free (0).
+    private let released: (@Sendable (Int) -> Void)?
 
-    init(path: String) {
+    init(path: String, released: (@Sendable (Int) -> Void)? = nil) {
         self.path = path
+        self.released = released
     }
 
     /// The number of callers waiting (for tests).
@@ -119,6 +122,7 @@ final class WriterGate: Sendable {
             }
             return state.waiters.removeFirst().waiter
         }
+        released?(next == nil ? 0 : 1)
         switch next {
         case .thread(let semaphore): semaphore.signal()
         case .task(let continuation): continuation.resume()

@@ -1,5 +1,5 @@
 /// Receives what connections and pools do: each statement, transaction, write-ahead-log commit and checkpoint, busy
-/// retry, and each wait for a pool's writer or a reader.
+/// retry, and each wait for a pool's writer or a reader and its release.
 ///
 /// Install one on ``Database/Configuration/observer`` (a ``DatabasePool`` and a ``DatabaseQueue`` pass theirs
 /// to every connection they open). Without one, nothing is measured and nothing is installed on the connection:
@@ -56,6 +56,9 @@ public protocol DatabaseObserver: Sendable {
 
     /// A pool's read got a reader connection.
     func readerAcquired(_ event: PoolWaitEvent)
+
+    /// A pool's writer or reader was given back (to the next waiter, or to the pool).
+    func connectionReleased(_ event: PoolReleaseEvent)
 }
 
 extension DatabaseObserver {
@@ -67,4 +70,5 @@ extension DatabaseObserver {
     public func busyRetried(_ event: BusyEvent) {}
     public func writerAcquired(_ event: PoolWaitEvent) {}
     public func readerAcquired(_ event: PoolWaitEvent) {}
+    public func connectionReleased(_ event: PoolReleaseEvent) {}
 }

@@ -170,6 +170,22 @@ public struct PoolWaitEvent: Sendable {
     public let context: (any Sendable)?
 }
 
+/// A pool's connection given back (``DatabasePool``'s writer or one of its readers).
+public struct PoolReleaseEvent: Sendable {
+    /// Which of the pool's connections.
+    public enum Role: String, Sendable {
+        case writer, reader
+    }
+
+    /// The database file's path.
+    public let path: String
+    public let role: Role
+    /// The connections of this kind in use now (the writer: 1 when it went straight to a waiting write).
+    public let inUse: Int
+    /// The connections of this kind the pool has.
+    public let capacity: Int
+}
+
 /// The clocks events use.
 enum ObservationClock {
     static func now() -> NanosecondsSinceEpoch {
