@@ -4,12 +4,12 @@ import Glibc
 /// A connection's observation: the SQLite hooks that report to its ``DatabaseObserver``, installed only when one is
 /// configured, and what they remember between callbacks.
 ///
-/// Statements are seen through [`sqlite3_trace_v2`](https://sqlite.org/c3ref/trace_v2.html): `SQLITE_TRACE_STMT`
-/// marks a statement's first step, `SQLITE_TRACE_ROW` counts its rows and `SQLITE_TRACE_PROFILE` its end (the
+/// An observed connection's steps all take the checked step (``Statement/checkedStep()``), which marks a statement's
+/// first step, counts its rows and gives its result; [`sqlite3_trace_v2`](https://sqlite.org/c3ref/trace_v2.html)'s
+/// `SQLITE_TRACE_PROFILE` marks its end, also when the statement is reset or finalized before its end (the
 /// profile's own duration has millisecond steps, so both ends are timed here). That sees every statement of every
-/// route, the library's own included, without a branch on the library's inlined step. Only the result of a failed step is not known to the profile callback: the connection's
-/// checked step (which every step takes while a connection is observed) reports the statement it runs once SQLite
-/// has returned its result.
+/// route, the library's own included, without a branch on the library's inlined step. Only statements a step starts
+/// are tracked (SQLite's own schema reads, which the profile never ends, are not), and each is forgotten at its end.
 ///
 /// Confined like its connection: the callbacks run on the thread that runs the connection's work.
 final class ConnectionObservation {
@@ -41,16 +41,9 @@ final class ConnectionObservation {
     /// Installs the hooks on `handle` (which this observation must outlive; ``uninstall(from:)`` before it closes).
     func install(on handle: OpaquePointer) {
         let me = Unmanaged.passUnretained(self).toOpaque()
-        sqlite3_trace_v2(handle, UInt32(SQLITE_TRACE_STMT | SQLITE_TRACE_ROW | SQLITE_TRACE_PROFILE), { mask, context, p, x in
-            guard let context, let p else { return 0 }
-            let observation = Unmanaged<ConnectionObservation>.fromOpaque(context).takeUnretainedValue()
-            let statement = OpaquePointer(p)
-            switch Int32(mask) {
-            case SQLITE_TRACE_STMT: observation.began(statement)
-            case SQLITE_TRACE_ROW: observation.rows[statement, default: 0] += 1
-            case SQLITE_TRACE_PROFILE: observation.ended(statement)
-            default: break
-            }
+        sqlite3_trace_v2(handle, UInt32(SQLITE_TRACE_PROFILE), { mask, context, p, _ in
+            guard Int32(mask) == SQLITE_TRACE_PROFILE, let context, let p else { return 0 }
+            Unmanaged<ConnectionObservation>.fromOpaque(context).takeUnretainedValue().ended(OpaquePointer(p))
             return 0
         }, me)
         // Replaces SQLite's automatic checkpoint, which this hook then runs itself, as SQLite's did.
@@ -77,16 +70,20 @@ final class ConnectionObservation {
 
     // MARK: Statements
 
-    private func began(_ statement: OpaquePointer) {
-        // A trigger's program reports again with the same statement: its first start counts.
-        if starts[statement] == nil {
+    /// The checked step is about to step `statement`; `first`: its first step since it was prepared or reset. (A
+    /// statement stepped again after its end, without a reset, starts over in SQLite: its end removed its start.)
+    func stepStarting(_ statement: OpaquePointer, first: Bool) {
+        stepping = statement
+        if first || starts[statement] == nil {
             starts[statement] = (ObservationClock.now(), ObservationClock.monotonic())
+            rows[statement] = 0
         }
     }
 
     private func ended(_ statement: OpaquePointer) {
+        // Only statements a checked step started (SQLite's schema reads run without an end of their own).
+        guard let start = starts.removeValue(forKey: statement) else { return }
         let end = ObservationClock.monotonic()
-        let start = starts.removeValue(forKey: statement) ?? (ObservationClock.now(), end)
         let sql = sqlite3_sql(statement).map { String(cString: $0) } ?? ""
         let writes = sqlite3_stmt_readonly(statement) == 0
         let event = StatementEvent(
@@ -105,7 +102,11 @@ final class ConnectionObservation {
     /// The checked step of `statement` returned `code`: reports its end, if this step ended it.
     func stepReturned(_ statement: OpaquePointer, code: Int32) {
         stepping = nil
-        guard code != SQLITE_ROW, let event = pending else { return }
+        if code == SQLITE_ROW {
+            rows[statement, default: 0] += 1
+            return
+        }
+        guard let event = pending else { return }
         pending = nil
         observer.statementFinished(StatementEvent(
             path: event.path, sql: event.sql, operation: event.operation, startTime: event.startTime,

@@ -110,11 +110,11 @@ extension Statement {
         try requireOpen()
         try database.requireNotInsideStep()
         try database.checkCancellation()
+        let observation = database.observation
+        observation?.stepStarting(handle, first: !isStepped)
         isStepped = true
         // SQL that SQLite compiles during the step is its own (see SQLGuard.steppingDepth).
         database.sqlGuard.steppingDepth += 1
-        let observation = database.observation
-        observation?.stepping = handle
         let code = sqlite3_step(handle)
         database.sqlGuard.steppingDepth -= 1
         observation?.stepReturned(handle, code: code)

@@ -28,22 +28,44 @@ struct DatabaseObserverTests {
         #expect(try statement.step())
         statement.reset()
         try db.execute("UPDATE t SET x = x || '!' WHERE id <= 2")
+        // Stepped again after its end without a reset: SQLite runs it again, and that is a statement of its own.
+        let again = try db.prepare("SELECT 7")
+        while try again.step() {}
+        #expect(try again.step())
+        again.reset()
 
         let events = recorder.statements
         #expect(events.map(\.sql) == [
             "CREATE TABLE t(id INTEGER PRIMARY KEY, x TEXT UNIQUE)",
             "INSERT INTO t(x) VALUES (?)", "INSERT INTO t(x) VALUES (?)", "INSERT INTO t(x) VALUES (?)",
             "SELECT x FROM t ORDER BY id", "INSERT INTO t(x) VALUES (?)", "SELECT x FROM t",
-            "UPDATE t SET x = x || '!' WHERE id <= 2",
+            "UPDATE t SET x = x || '!' WHERE id <= 2", "SELECT 7", "SELECT 7",
         ])
-        #expect(events.map(\.operation) == ["CREATE", "INSERT", "INSERT", "INSERT", "SELECT", "INSERT", "SELECT", "UPDATE"])
-        #expect(events.map(\.rows) == [0, 0, 0, 0, 3, 0, 1, 0])
-        #expect(events.map(\.changes) == [0, 1, 1, 1, 0, 0, 0, 2])
-        #expect(events.map(\.resultCode) == [0, 0, 0, 0, 0, 2067 /* SQLITE_CONSTRAINT_UNIQUE */, 0, 0])
+        #expect(events.map(\.operation) == ["CREATE", "INSERT", "INSERT", "INSERT", "SELECT", "INSERT", "SELECT", "UPDATE",
+                                            "SELECT", "SELECT"])
+        #expect(events.map(\.rows) == [0, 0, 0, 0, 3, 0, 1, 0, 1, 1])
+        #expect(events.map(\.changes) == [0, 1, 1, 1, 0, 0, 0, 2, 0, 0])
+        #expect(events.map(\.resultCode) == [0, 0, 0, 0, 0, 2067 /* SQLITE_CONSTRAINT_UNIQUE */, 0, 0, 0, 0])
         #expect(events.allSatisfy { $0.duration > .zero && $0.path == folder.file("s.db") })
         let now = UInt64(Date().timeIntervalSince1970 * 1e9)
         #expect(events.allSatisfy { $0.startTime <= now && now - $0.startTime < 60_000_000_000 })
         #expect(zip(events, events.dropFirst()).allSatisfy { $0.startTime <= $1.startTime })
+    }
+
+    @Test("SQLite's schema read (rows, no end of its own) leaves nothing behind: a later statement counts its own rows")
+    func schemaReads() throws {
+        let folder = try TemporaryDirectory()
+        let key = try Key.rawKey(hex: Array(randomKeyHex().utf8))
+        let setup = try Database(path: folder.file("r.db"), key: key)
+        try setup.execute("CREATE TABLE t(x UNIQUE); CREATE TABLE u(y); CREATE INDEX u_y ON u(y); INSERT INTO t VALUES (1)")
+        setup.close()
+        let recorder = Recorder()
+        let db = try Database(path: folder.file("r.db"), key: key, configuration: .init(observer: recorder))
+        for _ in 0..<20 {
+            #expect(try db.scalar(Int.self, "SELECT count(*) FROM t") == 1)
+        }
+        let counts = recorder.statements.filter { $0.sql == "SELECT count(*) FROM t" }
+        #expect(counts.count == 20 && counts.allSatisfy { $0.rows == 1 }, "\(counts.map(\.rows))")
     }
 
     @Test("operation: the first keyword after blanks and comments, from a fixed set, else OTHER")

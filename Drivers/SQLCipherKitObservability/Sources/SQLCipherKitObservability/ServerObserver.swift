@@ -1,0 +1,156 @@
+import Logging
+import Metrics
+import SQLCipherKit
+import Tracing
+
+/// A ``SQLCipherKit/DatabaseObserver`` that reports to swift-log, swift-metrics and swift-distributed-tracing, with
+/// OpenTelemetry's names for database clients.
+///
+/// ```swift
+/// let observer = ServerObserver(.init(logger: app.logger, queryText: .operationOnly))
+/// let pool = try DatabasePool(path: path, key: key,
+///                             configuration: .init(database: .init(observer: observer)))
+/// ```
+///
+/// - **Logs** (``Configuration/logger``): a statement slower than ``Configuration/slowStatementThreshold`` at
+///   `warning`, a failed one at ``Configuration/failureLogLevel``, with `db.*` metadata.
+/// - **Metrics** (``Configuration/metricsFactory``): `db.client.operation.duration` by `db.operation.name` (a word
+///   from a fixed set, never SQL text) and `error.type`; the pool's `db.client.connection.count` (by `state`),
+///   `db.client.connection.wait_time` and `db.client.connection.pending_requests`; and `sqlcipherkit.*` figures for
+///   transactions, the write-ahead log, checkpoints and busy retries. Every label comes from a bounded set.
+/// - **Traces** (``Configuration/tracer``): a client span per statement and per transaction, a child of the
+///   caller's `ServiceContext`, also when a pool's thread runs the work. The SQL text goes into a span only as
+///   ``QueryTextPolicy`` allows.
+///
+/// Nothing secret reaches any of them: statements are reported as prepared, so bound values are not in them, and
+/// SQLCipherKit never puts a key into SQL text.
+public struct ServerObserver: DatabaseObserver {
+    /// What the observer reports, and where.
+    public struct Configuration: Sendable {
+        /// Where slow and failed statements are logged; nil: no logs. Default: nil.
+        public var logger: Logger?
+        /// A statement at least this slow is logged at `warning`. Default: 100 ms.
+        public var slowStatementThreshold: Duration
+        /// The level of a failed statement's log line (the caller also gets the error). Default: `info`.
+        public var failureLogLevel: Logger.Level
+        /// Where metrics go; nil: no metrics. Default: `MetricsSystem.factory`, as bootstrapped by the app.
+        public var metricsFactory: (any MetricsFactory)?
+        /// Where spans go; nil: no spans. Default: `InstrumentationSystem.tracer`, as bootstrapped by the app.
+        public var tracer: (any Tracer)?
+        /// Whether a statement outside any traced work (no `ServiceContext` with a span) starts a trace of its own.
+        /// Default: false: only work that is part of a trace gets spans.
+        public var tracesWithoutParent: Bool
+        /// How much of the SQL text spans and logs carry. Default: ``QueryTextPolicy/operationOnly``.
+        public var queryText: QueryTextPolicy
+        /// The `db.namespace` attribute and label; nil: the database file's name (the path's last component).
+        public var namespace: String?
+
+        public init(logger: Logger? = nil, slowStatementThreshold: Duration = .milliseconds(100),
+                    failureLogLevel: Logger.Level = .info,
+                    metricsFactory: (any MetricsFactory)? = MetricsSystem.factory,
+                    tracer: (any Tracer)? = InstrumentationSystem.tracer, tracesWithoutParent: Bool = false,
+                    queryText: QueryTextPolicy = .operationOnly, namespace: String? = nil) {
+            self.logger = logger
+            self.slowStatementThreshold = slowStatementThreshold
+            self.failureLogLevel = failureLogLevel
+            self.metricsFactory = metricsFactory
+            self.tracer = tracer
+            self.tracesWithoutParent = tracesWithoutParent
+            self.queryText = queryText
+            self.namespace = namespace
+        }
+    }
+
+    public let configuration: Configuration
+    let instruments: Instruments?
+
+    public init(_ configuration: Configuration = .init()) {
+        self.configuration = configuration
+        instruments = configuration.metricsFactory.map { Instruments(factory: $0) }
+    }
+
+    /// The caller's `ServiceContext`: a pool's `async` call takes it on the caller's task, so that the spans of
+    /// work a pool thread runs are children of the caller's span.
+    public func currentContext() -> (any Sendable)? {
+        ServiceContext.current
+    }
+
+    /// `db.namespace` for a database at `path`.
+    func namespace(for path: String) -> String {
+        configuration.namespace ?? String(path.split(separator: "/").last ?? Substring(path))
+    }
+
+    public func statementFinished(_ event: StatementEvent) {
+        let failed = event.resultCode != 0
+        let errorType = failed ? ResultCodeName.errorType(event.resultCode) : nil
+        instruments?.operationDuration(event.operation, namespace: namespace(for: event.path), errorType: errorType)
+            .recordNanoseconds(event.duration.nanoseconds)
+        log(event, errorType: errorType)
+        trace(event, errorType: errorType)
+    }
+
+    public func transactionFinished(_ event: TransactionEvent) {
+        instruments?.transactionDuration(event.outcome, namespace: namespace(for: event.path))
+            .recordNanoseconds(event.duration.nanoseconds)
+        if event.outcome == .committed {
+            instruments?.commitDuration(namespace: namespace(for: event.path))
+                .recordNanoseconds(event.commitDuration.nanoseconds)
+        }
+        trace(event)
+    }
+
+    public func walCommitted(_ event: WALEvent) {
+        instruments?.walFrames(namespace: namespace(for: event.path)).record(event.frames)
+        instruments?.walBytes(namespace: namespace(for: event.path)).record(event.fileBytes)
+    }
+
+    public func checkpointFinished(_ event: CheckpointEvent) {
+        instruments?.checkpointDuration(namespace: namespace(for: event.path))
+            .recordNanoseconds(event.duration.nanoseconds)
+        instruments?.checkpointedFrames(namespace: namespace(for: event.path)).increment(by: event.checkpointed)
+        if event.resultCode != 0 {
+            configuration.logger?.debug("SQLite checkpoint stopped early", metadata: [
+                "db.namespace": "\(namespace(for: event.path))", "db.response.status_code": "\(event.resultCode)",
+                "sqlcipherkit.checkpoint.frames": "\(event.frames)",
+                "sqlcipherkit.checkpoint.checkpointed": "\(event.checkpointed)",
+            ])
+        }
+    }
+
+    public func busyRetried(_ event: BusyEvent) {
+        instruments?.busyRetries(namespace: namespace(for: event.path)).increment()
+    }
+
+    public func writerAcquired(_ event: PoolWaitEvent) {
+        instruments?.connectionWait(role: .writer, namespace: namespace(for: event.path))
+            .recordNanoseconds(event.wait.nanoseconds)
+        instruments?.pendingRequests(namespace: namespace(for: event.path)).record(event.queueDepth)
+        recordConnections(role: .writer, inUse: event.inUse, capacity: event.capacity, path: event.path)
+    }
+
+    public func readerAcquired(_ event: PoolWaitEvent) {
+        instruments?.connectionWait(role: .reader, namespace: namespace(for: event.path))
+            .recordNanoseconds(event.wait.nanoseconds)
+        recordConnections(role: .reader, inUse: event.inUse, capacity: event.capacity, path: event.path)
+    }
+
+    public func connectionReleased(_ event: PoolReleaseEvent) {
+        recordConnections(role: event.role, inUse: event.inUse, capacity: event.capacity, path: event.path)
+    }
+
+    private func recordConnections(role: PoolReleaseEvent.Role, inUse: Int, capacity: Int, path: String) {
+        guard let instruments else { return }
+        let namespace = namespace(for: path)
+        instruments.connectionCount(role: role, state: "used", namespace: namespace).record(inUse)
+        instruments.connectionCount(role: role, state: "idle", namespace: namespace).record(capacity - inUse)
+    }
+}
+
+extension Duration {
+    /// The whole duration in nanoseconds (saturating).
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? .max : whole &+ attoseconds / 1_000_000_000
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import InMemoryLogging
+import InMemoryTracing
+import Logging
+import MetricsTestKit
+import SQLCipherKit
+import SQLCipherKitObservability
+import Testing
+import Tracing
+
+/// The bridge on a known workload: the statement, transaction and pool figures with the right counts, the spans
+/// children of the caller's span across the pool's threads, failures logged and marked.
+@Suite("ServerObserver: logs, metrics and traces of a known workload")
+struct ServerObserverTests {
+    @Test("a pool's writes and reads: operation durations by operation, pool figures, spans under the request's span")
+    func knownWorkload() async throws {
+        let scene = try Scene(queryText: .exact)
+        let pool = try DatabasePool(path: scene.file("known.db"), key: try .rawKey(hex: Array(Scene.keyHex().utf8)),
+                                    configuration: .init(readerCount: 2, database: .init(observer: scene.observer)))
+        try await pool.write { db in try db.execute("CREATE TABLE note(id INTEGER PRIMARY KEY, body TEXT UNIQUE)") }
+        let before = MetricValues(scene.metrics)
+        scene.tracer.clearAll()
+
+        let request = scene.tracer.startSpan("GET /notes", context: .topLevel)
+        try await ServiceContext.withValue(request.context) {
+            try await pool.write { db in
+                for body in ["a", "b", "c"] { try db.execute("INSERT INTO note(body) VALUES (?)", [body]) }
+            }
+            let count = try await pool.read { db in try db.scalar(Int.self, "SELECT count(*) FROM note") }
+            #expect(count == 3)
+            await #expect(throws: SQLCipherError.self) {
+                try await pool.write { db in try db.execute("INSERT INTO note(body) VALUES (?)", ["a"]) }
+            }
+        }
+        request.end()
+        // Outside any request: no span (tracesWithoutParent is false), but metrics as always.
+        try await pool.write { db in try db.execute("DELETE FROM note WHERE body = ?", ["c"]) }
+        pool.close()
+
+        // Metrics (counted since before the workload: the observer keeps its series, as an app's does): one series
+        // per operation (and error type), one value per statement.
+        let after = MetricValues(scene.metrics)
+        func durations(_ operation: String, error: String? = nil) -> Int {
+            after.count("db.client.operation.duration", before: before) { dimensions in
+                dimensions["db.operation.name"] == operation && dimensions["error.type"] == error
+            }
+        }
+        #expect(durations("INSERT") == 3)
+        #expect(durations("INSERT", error: "SQLITE_CONSTRAINT") == 1)
+        #expect(durations("SELECT") == 2, "the request's count(*), and the SELECT 1 closing the pool runs on its writer")
+        #expect(durations("DELETE") == 1)
+        #expect(after.all("db.client.operation.duration").allSatisfy { $0.dimensions["db.system.name"] == "sqlite"
+            && $0.dimensions["db.namespace"] == "known.db" && $0.values.allSatisfy { $0 > 0 } })
+        // Transactions: the request's write and read and the DELETE committed; the failed write rolled back.
+        #expect(after.count("sqlcipherkit.transaction.duration", before: before) {
+            $0["sqlcipherkit.transaction.outcome"] == "committed" } == 3)
+        #expect(after.count("sqlcipherkit.transaction.duration", before: before) {
+            $0["sqlcipherkit.transaction.outcome"] == "rolledBack" } == 1)
+        #expect(after.count("sqlcipherkit.transaction.commit.duration", before: before) { _ in true } == 3)
+        // The pool: 3 writer waits, 1 reader wait; readers back to all idle.
+        #expect(after.count("db.client.connection.wait_time", before: before) { $0["sqlcipherkit.connection.role"] == "writer" } == 3)
+        #expect(after.count("db.client.connection.wait_time", before: before) { $0["sqlcipherkit.connection.role"] == "reader" } == 1)
+        func gauge(_ state: String, _ role: String) -> [Int] {
+            after.all("db.client.connection.count").filter {
+                $0.dimensions["db.client.connection.state"] == state && $0.dimensions["sqlcipherkit.connection.role"] == role
+            }.flatMap(\.values).map { Int($0) }
+        }
+        #expect(gauge("used", "reader").suffix(2) == [1, 0] && gauge("idle", "reader").suffix(2) == [1, 2])
+        #expect(gauge("used", "writer").allSatisfy { $0 <= 1 } && gauge("used", "writer").last == 0)
+        #expect(after.count("db.client.connection.pending_requests", before: before) { _ in true } == 3)
+
+        // Spans: every statement and transaction of the request, children of its span, though pool threads ran them.
+        let spans = scene.tracer.finishedSpans
+        let requestSpan = try #require(spans.first { $0.operationName == "GET /notes" })
+        let children = spans.filter { $0.parentSpanID == requestSpan.spanID }
+        for span in children where span.operationName == "SELECT" { print("SPAN", span.operationName, span.attributes) }
+        #expect(spans.count == children.count + 1, "a span outside the request: \(spans.map(\.operationName))")
+        #expect(children.filter { $0.operationName == "INSERT" }.count == 4)
+        #expect(children.filter { $0.operationName == "transaction" }.count == 3)
+        #expect(children.contains { $0.operationName == "SELECT" && $0.attributes["db.response.returned_rows"]?.toSpanAttribute() == .int64(1) })
+        let failed = children.filter { $0.status?.code == .error }
+        #expect(failed.count == 1 && failed.first?.attributes["error.type"]?.toSpanAttribute() == .string("SQLITE_CONSTRAINT"))
+        #expect(failed.first?.attributes["db.query.text"]?.toSpanAttribute() == .string("INSERT INTO note(body) VALUES (?)"))
+        for span in children {
+            #expect(span.kind == .client)
+            #expect(span.startInstant.nanosecondsSinceEpoch <= span.endInstant.nanosecondsSinceEpoch)
+        }
+
+        // Logs: the failed statement, with its error type and text; no slow statement at 100 ms here.
+        let entries = scene.logs.entries
+        #expect(entries.count == 1, "\(entries)")
+        #expect(entries.first?.metadata["error.type"] == "SQLITE_CONSTRAINT")
+        #expect(entries.first?.metadata["db.query.text"] == "INSERT INTO note(body) VALUES (?)")
+    }
+
+    @Test("query text: off leaves it out, operationOnly gives the operation alone, exact the statement as prepared")
+    func queryTextPolicy() throws {
+        for policy in QueryTextPolicy.allCases {
+            let scene = try Scene(queryText: policy, slowStatementThreshold: .zero)
+            let db = try Database(path: scene.file("q.db"), key: try .rawKey(hex: Array(Scene.keyHex().utf8)),
+                                  configuration: .init(observer: scene.observer))
+            scene.clear()
+            let root = scene.tracer.startSpan("job", context: .topLevel)
+            try ServiceContext.withValue(root.context) { try db.execute("CREATE TABLE t(x)") }
+            root.end()
+            let span = try #require(scene.tracer.finishedSpans.first { $0.operationName == "CREATE" })
+            let log = try #require(scene.logs.entries.first)
+            switch policy {
+            case .off:
+                #expect(span.attributes["db.query.text"] == nil && span.attributes["db.query.summary"] == nil)
+                #expect(log.metadata["db.query.text"] == nil && log.metadata["db.query.summary"] == nil)
+            case .operationOnly:
+                #expect(span.attributes["db.query.text"] == nil)
+                #expect(span.attributes["db.query.summary"]?.toSpanAttribute() == .string("CREATE"))
+                #expect(log.metadata["db.query.text"] == nil && log.metadata["db.query.summary"] == "CREATE")
+            case .exact:
+                #expect(span.attributes["db.query.text"]?.toSpanAttribute() == .string("CREATE TABLE t(x)"))
+                #expect(log.metadata["db.query.text"] == "CREATE TABLE t(x)")
+            }
+        }
+    }
+}
+
+/// A temporary folder and an observer with in-memory logs, metrics and traces.
+final class Scene: Sendable {
+    let folder: String
+    let metrics = TestMetrics()
+    let tracer = InMemoryTracer()
+    let logs = InMemoryLogHandler()
+    let observer: ServerObserver
+
+    init(queryText: QueryTextPolicy, slowStatementThreshold: Duration = .milliseconds(100)) throws {
+        folder = FileManager.default.temporaryDirectory.path + "/observability-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let handler = logs
+        var logger = Logger(label: "sqlcipherkit") { _ in handler }
+        logger.logLevel = .trace
+        observer = ServerObserver(.init(logger: logger, slowStatementThreshold: slowStatementThreshold,
+                                        metricsFactory: metrics, tracer: tracer, queryText: queryText))
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: folder) }
+
+    func file(_ name: String) -> String { folder + "/" + name }
+
+    /// Forgets the spans and log lines so far (the metrics stay: the observer keeps its series; see MetricValues).
+    func clear() {
+        tracer.clearAll()
+        logs.clear()
+    }
+
+    /// 64 random hex digits: a raw key.
+    static func keyHex() -> String {
+        (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+    }
+}
+
+/// Every value each series of a TestMetrics holds, at one moment.
+struct MetricValues {
+    struct Series {
+        let label: String
+        let dimensions: [String: String]
+        let values: [Double]
+    }
+
+    let series: [Series]
+
+    init(_ metrics: TestMetrics) {
+        func dictionary(_ pairs: [(String, String)]) -> [String: String] {
+            Dictionary(pairs, uniquingKeysWith: { first, _ in first })
+        }
+        series = metrics.timers.map { Series(label: $0.label, dimensions: dictionary($0.dimensions), values: $0.values.map(Double.init)) }
+            + metrics.recorders.map { Series(label: $0.label, dimensions: dictionary($0.dimensions), values: $0.values) }
+            + metrics.counters.map { Series(label: $0.label, dimensions: dictionary($0.dimensions), values: $0.values.map(Double.init)) }
+    }
+
+    func all(_ label: String) -> [Series] { series.filter { $0.label == label } }
+
+    /// The values recorded under `label` in series whose dimensions satisfy `matching`, since `before`.
+    func count(_ label: String, before: MetricValues, _ matching: ([String: String]) -> Bool) -> Int {
+        func total(_ values: MetricValues) -> Int {
+            values.all(label).filter { matching($0.dimensions) }.map(\.values.count).reduce(0, +)
+        }
+        return total(self) - total(before)
+    }
+}
