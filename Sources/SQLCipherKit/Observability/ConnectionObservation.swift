@@ -81,17 +81,21 @@ final class ConnectionObservation {
     }
 
     private func ended(_ statement: OpaquePointer) {
-        // Only statements a checked step started (SQLite's schema reads run without an end of their own).
-        guard let start = starts.removeValue(forKey: statement) else { return }
+        // Only statements a checked step started (SQLite's schema reads run without an end of their own). The
+        // statement stepping now may end only to start over (SQLite re-prepares it after a schema change, inside
+        // the same step): its start and rows stay until the step returns (``stepReturned(_:code:)``).
+        let inStep = statement == stepping
+        guard let start = inStep ? starts[statement] : starts.removeValue(forKey: statement) else { return }
         let end = ObservationClock.monotonic()
         let sql = sqlite3_sql(statement).map { String(cString: $0) } ?? ""
         let writes = sqlite3_stmt_readonly(statement) == 0
         let event = StatementEvent(
             path: path, sql: sql, operation: StatementEvent.operation(of: sql), startTime: start.wall,
-            duration: .nanoseconds(Int64(end &- start.monotonic)), rows: rows.removeValue(forKey: statement) ?? 0,
+            duration: .nanoseconds(Int64(end &- start.monotonic)),
+            rows: (inStep ? rows[statement] : rows.removeValue(forKey: statement)) ?? 0,
             changes: writes ? Int(sqlite3_changes64(sqlite3_db_handle(statement))) : 0, resultCode: SQLITE_OK,
             context: context)
-        if statement == stepping {
+        if inStep {
             pending = event
         } else {
             // Reset before its end.
@@ -103,9 +107,13 @@ final class ConnectionObservation {
     func stepReturned(_ statement: OpaquePointer, code: Int32) {
         stepping = nil
         if code == SQLITE_ROW {
+            // An end inside a step that gives a row was a re-prepare's: the statement goes on.
+            pending = nil
             rows[statement, default: 0] += 1
             return
         }
+        starts[statement] = nil
+        rows[statement] = nil
         guard let event = pending else { return }
         pending = nil
         observer.statementFinished(StatementEvent(
