@@ -9,7 +9,8 @@
 # consumer, files exchanged with x86_64, three upstream files on an aarch64 testfixture); then fuzzes the engine for
 # 60 seconds under ASan and UBSan; then runs the promises under every cipher configuration on the engine built with
 # ASan and UBSan (Tests/Sanitized, with its controls). From the upstream part on, the Fluent and SQLKit driver (Tests/FluentDriver:
-# sql-kit's SQLBenchmarker and fluent-kit's FluentBenchmarker on encrypted databases) and the app examples
+# sql-kit's SQLBenchmarker and fluent-kit's FluentBenchmarker on encrypted databases), the observability bridge
+# (Tests/Observability: logs, metrics and traces; nothing secret in them) and the app examples
 # (Tests/Examples: FluentDriverConsumer, VaporTodo and HummingbirdTodo, their HTTP tests and servers on encrypted
 # files) build and run in the background beside them, counted at the end.
 #
@@ -23,7 +24,7 @@
 #
 # The whole run is the default and the only one CI takes. A narrower run for local work is asked for by name:
 #   --only PART[,PART…]   only those parts (docs, swift, pipeline, upstream, sqlite, emulation, fuzz, sanitized, driver,
-#                         apps),
+#                         observability, apps),
 #                         after the build
 #   --narrow              keep the variables the project reads (PROJECT_VARIABLES, CLEARED_VARIABLES below) when they
 #                         are set, and accept a part that counts less than its MINIMUM or the interop suite's skip
@@ -56,7 +57,7 @@ PROJECT_VARIABLES=(TODO_DATABASE TODO_KEY_FILE TODO_KEY_CREDENTIAL TODO_KEY_FORM
 # (the spill checks look there), systemd's credentials folder (the key-source tests expect none outside a unit), the
 # servers' log level (the key-in-no-output checks read their output).
 CLEARED_VARIABLES=(ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS SQLITE_TMPDIR CREDENTIALS_DIRECTORY LOG_LEVEL)
-ALL_PARTS="docs swift pipeline upstream sqlite emulation fuzz sanitized driver apps"
+ALL_PARTS="docs swift pipeline upstream sqlite emulation fuzz sanitized driver observability apps"
 ONLY=$ALL_PARTS NARROWED=() NARROW=0 MODE=run FLUENT_STAGE=
 while [ $# -gt 0 ]; do
     case $1 in
@@ -163,7 +164,7 @@ declare -A MINIMUM=(
     ["test command"]=22
     [upstream]=11 ["upstream (reference provider)"]=11 ["upstream (aarch64, qemu)"]=3 ["sqlite files"]=199
     ["sqlite controls"]=15
-    ["emulation (aarch64)"]=25 ["Fluent driver"]=54 ["app examples"]=64 ["docs (links, docc)"]=405
+    ["emulation (aarch64)"]=25 ["Fluent driver"]=54 ["observability"]=4 ["app examples"]=64 ["docs (links, docc)"]=405
     ["sanitized (ASan, UBSan)"]=9
 )
 
@@ -423,7 +424,7 @@ fi
 # same process as the suites that wait synchronously on child processes (the CLI, the interop suite's pip, the
 # multi-process suite), they waited behind them for the cooperative pool's two threads and hit their time limits
 # on a loaded machine (issue 49), while alone they take seconds.
-ASYNC_SUITES='HangGuardTests|WriterSessionTests|DatabasePoolTests|GroupCommitTests|WorkerThreadTests|DatabaseQueueTests|ForeignKeyTests|SQLRoutesAsyncTests'
+ASYNC_SUITES='HangGuardTests|WriterSessionTests|DatabasePoolTests|GroupCommitTests|WorkerThreadTests|DatabaseQueueTests|ForeignKeyTests|SQLRoutesAsyncTests|DatabaseObserverAsyncTests'
 if wanted swift; then
     # That split holds only while every async test is in a listed suite and no listed suite's test waits
     # synchronously on the cooperative pool (Tests/Support/check_blocking_waits.py, which first shows on planted
@@ -453,15 +454,18 @@ fi
 #   driver: Tests/FluentDriver/run-driver-tests.sh: sql-kit's SQLBenchmarker, every FluentBenchmarker group on
 #     encrypted databases, the driver's own tests, one SQLite in its binary, and its DocC catalogue and
 #     SQLCipherSQLKit's doc comments converted with no warning (Tests/Docs/check-docc.sh --driver, with its control).
+#   observability: Tests/Observability/run-observability-tests.sh: the SQLCipherKitObservability bridge's tests (logs,
+#     metrics and traces of a known workload; nothing secret in them; bounded series).
 #   apps: Tests/Examples/run-app-examples.sh: Examples/FluentDriverConsumer, VaporTodo and HummingbirdTodo built
 #     outside the repository on the two generated packages as tagged git repositories; their tests, their
 #     servers with the key from a file or a systemd credential, the files encrypted.
 fluent_stage() {
     local part script start
-    for part in driver apps; do
+    for part in driver observability apps; do
         wanted "$part" || continue
         case $part in
             driver) script=Tests/FluentDriver/run-driver-tests.sh ;;
+            observability) script=Tests/Observability/run-observability-tests.sh ;;
             apps) script=Tests/Examples/run-app-examples.sh ;;
         esac
         start=$SECONDS
@@ -574,6 +578,7 @@ fi
 
 wait "$FLUENT_STAGE"
 ! wanted driver || count_background_part driver "Fluent driver"
+! wanted observability || count_background_part observability "observability"
 ! wanted apps || count_background_part apps "app examples"
 while IFS= read -r line; do TIMES+=("$line"); done < <(cat "$LOGS/background.times" 2>/dev/null)
 

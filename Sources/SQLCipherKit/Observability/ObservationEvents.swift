@@ -69,11 +69,13 @@ public struct StatementEvent: Sendable {
 public struct TransactionEvent: Sendable {
     /// How it ended.
     public enum Outcome: String, Sendable {
+        /// `COMMIT` ran; `ROLLBACK` ran (the transaction's work threw, or its commit failed).
         case committed, rolledBack
     }
 
     /// The database file's path.
     public let path: String
+    /// Committed or rolled back.
     public let outcome: Outcome
     /// When `BEGIN` ran.
     public let startTime: NanosecondsSinceEpoch
@@ -124,6 +126,7 @@ public struct WALEvent: Sendable {
     public let frames: Int
     /// The `-wal` file's size in bytes (it is reused, not shrunk, after a checkpoint).
     public let fileBytes: Int
+    /// What ``DatabaseObserver/currentContext()`` returned for the work this event belongs to.
     public let context: (any Sendable)?
 }
 
@@ -132,14 +135,17 @@ public struct WALEvent: Sendable {
 public struct CheckpointEvent: Sendable {
     /// The database file's path.
     public let path: String
+    /// The schema (`main`, or an attached database's name).
     public let schema: String
     /// The frames in the log.
     public let frames: Int
     /// The frames copied into the database (fewer when readers still use older ones).
     public let checkpointed: Int
+    /// How long the checkpoint took.
     public let duration: Duration
     /// `SQLITE_OK`, or why it stopped (`SQLITE_BUSY`: another connection checkpointed or wrote meanwhile).
     public let resultCode: Int32
+    /// What ``DatabaseObserver/currentContext()`` returned for the work this event belongs to.
     public let context: (any Sendable)?
 }
 
@@ -151,6 +157,7 @@ public struct BusyEvent: Sendable {
     public let retry: Int
     /// How long it waits now.
     public let delay: Duration
+    /// What ``DatabaseObserver/currentContext()`` returned for the work this event belongs to.
     public let context: (any Sendable)?
 }
 
@@ -167,6 +174,7 @@ public struct PoolWaitEvent: Sendable {
     public let inUse: Int
     /// The connections of this kind the pool has.
     public let capacity: Int
+    /// What ``DatabaseObserver/currentContext()`` returned for the work this event belongs to.
     public let context: (any Sendable)?
 }
 
@@ -179,6 +187,7 @@ public struct PoolReleaseEvent: Sendable {
 
     /// The database file's path.
     public let path: String
+    /// The writer or a reader.
     public let role: Role
     /// The connections of this kind in use now (the writer: 1 when it went straight to a waiting write).
     public let inUse: Int

@@ -9,7 +9,7 @@ import Testing
 @Suite("DatabaseObserver: no key, passphrase or bound value in any event")
 struct DatabaseObserverRedactionTests {
     @Test("a keyed database's statements, failures, rekey, attach, backup, export and a pool: no secret in any event; a planted one is found")
-    func noSecrets() async throws {
+    func noSecrets() throws {
         let folder = try TemporaryDirectory()
         let recorder = Recorder()
         let configuration = Database.Configuration(observer: recorder)
@@ -41,9 +41,9 @@ struct DatabaseObserverRedactionTests {
 
         let pool = try DatabasePool(path: folder.file("pool.db"), key: try .rawKey(hex: Array(rawHex.utf8)),
                                     configuration: .init(database: configuration))
-        try await pool.write { db in try db.execute("CREATE TABLE p(x)") }
-        try await pool.write { db in try db.execute("INSERT INTO p VALUES (?)", [bound[1]]) }
-        _ = try await pool.read { db in try db.fetchAll("SELECT * FROM p WHERE x = ?", [bound[1]]) }
+        try pool.write { db in try db.execute("CREATE TABLE p(x)") }
+        try pool.write { db in try db.execute("INSERT INTO p VALUES (?)", [bound[1]]) }
+        _ = try pool.read { db in try db.fetchAll("SELECT * FROM p WHERE x = ?", [bound[1]]) }
         try pool.rekey(to: try .passphrase(passphrase + "-pool"))
         pool.close()
 

@@ -136,14 +136,26 @@ enum FileScan {
         }
 
         /// The whole of this process's open descriptor `descriptor` (listed as `link`) if it is a regular file.
+        ///
+        /// Other tests open and close files meanwhile: a read that fails because the number now names another file
+        /// (or none) is reported as `EBADF`, a descriptor closed meanwhile.
         func read(descriptor: Int32, link: String) -> FileRead {
             var info = stat()
             guard descriptor >= 0, fstat(descriptor, &info) == 0 else { return .failed(operation: "examine", code: EBADF) }
             guard (info.st_mode & S_IFMT) == S_IFREG else { return .notRegular }
-            if Self.isReadable(descriptor) { return FileScan.readAll(descriptor) }
-            if let other = readable[FileID(info)] { return read(descriptor: other, link: link) }
-            // Write-only here and open through no readable descriptor: no lock of SQLite's is on it.
-            return FileScan.readRegularFile(link)
+            let result: FileRead
+            if Self.isReadable(descriptor) {
+                result = FileScan.readAll(descriptor)
+            } else if let other = readable[FileID(info)] {
+                result = read(descriptor: other, link: link)
+            } else {
+                // Write-only here and open through no readable descriptor: no lock of SQLite's is on it.
+                result = FileScan.readRegularFile(link)
+            }
+            guard case .failed = result else { return result }
+            var now = stat()
+            let same = fstat(descriptor, &now) == 0 && FileID(now) == FileID(info)
+            return same ? result : .failed(operation: "read", code: EBADF)
         }
     }
 

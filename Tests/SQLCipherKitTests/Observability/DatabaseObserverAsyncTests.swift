@@ -1,0 +1,71 @@
+import Foundation
+import ProcessTestSupport
+import SQLCipherKit
+import Testing
+
+/// What a ``DatabaseObserver`` sees of a pool's and a queue's `async` calls: waits, readers in use, and the caller's
+/// context on every event though the pools' threads run the work. (Async: run apart from the suites that wait
+/// synchronously, Tests/run-all.sh's ASYNC_SUITES.)
+@Suite("DatabaseObserver: pools and queues, across their threads")
+struct DatabaseObserverAsyncTests {
+    @Test("a pool: writer and reader waits, readers in use, and the caller's context on every event across the threads")
+    func pool() async throws {
+        let folder = try TemporaryDirectory()
+        let recorder = Recorder()
+        let pool = try DatabasePool(path: folder.file("p.db"), key: try Key.rawKey(hex: Array(randomKeyHex().utf8)),
+                                    configuration: .init(readerCount: 2, database: .init(observer: recorder)))
+        try await pool.write { db in try db.execute("CREATE TABLE t(x)") }
+        recorder.reset()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for request in 0..<16 {
+                group.addTask {
+                    try await TestContext.$request.withValue("request-\(request)") {
+                        try await pool.write { db in try db.execute("INSERT INTO t VALUES (?)", [request]) }
+                        _ = try await pool.read { db in try db.scalar(Int.self, "SELECT count(*) FROM t") }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        try Self.blockingWrite(pool)
+        pool.close()
+
+        let inserts = recorder.statements.filter { $0.operation == "INSERT" }
+        #expect(inserts.count == 17)
+        // Each async write's statement carries its own task's context, though a pool thread ran it.
+        for request in 0..<16 {
+            #expect(inserts.filter { ($0.context as? String) == "request-\(request)" }.count == 1, "request-\(request)")
+        }
+        #expect(inserts.filter { $0.context == nil }.count == 1, "the synchronous write, outside any request")
+        let counts = recorder.statements.filter { $0.operation == "SELECT" && $0.sql.contains("count(*)") }
+        #expect(counts.count == 16 && counts.allSatisfy { ($0.context as? String)?.hasPrefix("request-") == true })
+        #expect(recorder.writers.count == 17)
+        #expect(recorder.writers.filter { $0.context != nil }.count == 16)
+        #expect(recorder.readers.count == 16)
+        #expect(recorder.readers.allSatisfy { $0.capacity == 2 && (1...2).contains($0.inUse) && $0.context != nil })
+        let transactions = recorder.transactions
+        #expect(transactions.filter { $0.outcome == .committed }.count == transactions.count)
+        // 16 reads, the synchronous write, and the async writes' commits: at least 1, at most 16 (group commit).
+        #expect((18...33).contains(transactions.count), "\(transactions.count) transactions")
+    }
+
+    /// A synchronous write of the pool (from an async test, where the async overload would be chosen).
+    static func blockingWrite(_ pool: DatabasePool) throws {
+        try pool.write { db in try db.execute("INSERT INTO t VALUES (-1)") }
+    }
+
+    @Test("a queue's async calls carry the caller's context too")
+    func queue() async throws {
+        let folder = try TemporaryDirectory()
+        let recorder = Recorder()
+        let queue = try DatabaseQueue(path: folder.file("q.db"), key: try Key.rawKey(hex: Array(randomKeyHex().utf8)),
+                                      configuration: .init(observer: recorder))
+        recorder.reset()
+        try await TestContext.$request.withValue("queued") {
+            try await queue.write { db in try db.execute("CREATE TABLE t(x)") }
+        }
+        let create = recorder.statements.filter { $0.operation == "CREATE" }
+        #expect(create.count == 1 && create.first?.context as? String == "queued")
+        #expect(recorder.transactions.count == 1 && recorder.transactions.first?.context as? String == "queued")
+    }
+}
