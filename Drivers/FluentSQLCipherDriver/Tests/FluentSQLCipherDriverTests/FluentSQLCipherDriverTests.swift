@@ -35,14 +35,16 @@ private final class Fixture: @unchecked Sendable {
     let path: String
 
     /// - Parameter unencrypted: Open the file with `.sqlcipher(unencryptedPath:)` instead of a key.
-    init(key: Key? = nil, unencrypted: Bool = false) throws {
+    /// - Parameter configuration: The pool's configuration (an observer, for example).
+    init(key: Key? = nil, unencrypted: Bool = false, configuration: DatabasePool.Configuration = .init()) throws {
         let key = try key ?? Key.passphrase("driver tests")
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("fluent-sqlcipher-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         path = folder.appendingPathComponent("app.db").path
         databases = Databases(threadPool: NIOThreadPool.singleton, on: MultiThreadedEventLoopGroup.singleton)
-        databases.use(unencrypted ? try .sqlcipher(unencryptedPath: path, sqlLogLevel: nil)
-                                  : try .sqlcipher(path: path, key: key, sqlLogLevel: nil), as: .sqlcipher)
+        databases.use(unencrypted ? try .sqlcipher(unencryptedPath: path, configuration: configuration, sqlLogLevel: nil)
+                                  : try .sqlcipher(path: path, key: key, configuration: configuration, sqlLogLevel: nil),
+                      as: .sqlcipher)
     }
 
     var db: any FluentKit.Database {
@@ -118,6 +120,23 @@ struct FluentSQLCipherDriverTests {
         let again = Author(name: "Le Guin")
         let error = await #expect(throws: (any Error).self) { try await again.create(on: fixture.db) }
         #expect((error as? any DatabaseError)?.isConstraintFailure == true, "\(String(describing: error))")
+    }
+
+    @Test("an observer in the pool's configuration sees Fluent's statements, each with the awaiting task's context")
+    func observed() async throws {
+        let recorder = StatementRecorder()
+        let fixture = try Fixture(configuration: .init(database: .init(observer: recorder)))
+        try await fixture.migrate()
+        try await RequestContext.$id.withValue("request-1") {
+            try await Author(name: "Jemisin").create(on: fixture.db)
+            _ = try await Author.query(on: fixture.db).filter(\.$name == "Jemisin").all()
+        }
+        let events = recorder.events.filter { ($0.context as? String) == "request-1" }
+        let insert = try #require(events.first { $0.operation == "INSERT" && $0.sql.contains("\"authors\"") })
+        #expect(insert.changes == 1 && insert.resultCode == 0)
+        #expect(!insert.sql.contains("Jemisin"), "a bound value in the statement's text: \(insert.sql)")
+        let select = try #require(events.first { $0.operation == "SELECT" && $0.sql.contains("\"authors\"") })
+        #expect(select.rows == 1)
     }
 
     @Test("foreign keys are enforced: a child of a missing parent is a constraint failure")
@@ -304,4 +323,19 @@ private final class Shared<Value: Sendable>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
     func get() -> Value { lock.withLock { value } }
     func set(_ newValue: Value) { lock.withLock { value = newValue } }
+}
+
+/// The context the observed test's tasks carry.
+private enum RequestContext {
+    @TaskLocal static var id: String?
+}
+
+/// Records every statement event.
+private final class StatementRecorder: DatabaseObserver, @unchecked Sendable {
+    // Invariant: `recorded` is only touched with `lock` held.
+    private let lock = NSLock()
+    private var recorded: [StatementEvent] = []
+    var events: [StatementEvent] { lock.withLock { recorded } }
+    func currentContext() -> (any Sendable)? { RequestContext.id }
+    func statementFinished(_ event: StatementEvent) { lock.withLock { recorded.append(event) } }
 }
