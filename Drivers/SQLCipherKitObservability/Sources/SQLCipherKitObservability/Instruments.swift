@@ -10,9 +10,8 @@ import Synchronization
 /// (`db.client.operation.duration`, `db.client.connection.*`); SQLCipherKit's own figures are `sqlcipherkit.*`.
 final class Instruments: Sendable {
     private let factory: any MetricsFactory
-    private let timers = Mutex<[String: Metrics.Timer]>([:])
-    private let gauges = Mutex<[String: Gauge]>([:])
-    private let counters = Mutex<[String: Counter]>([:])
+    /// Every instrument made so far, by kind, name and labels (swift-metrics' timers, gauges and counters are classes).
+    private let made = Mutex<[String: AnyObject]>([:])
 
     init(factory: any MetricsFactory) {
         self.factory = factory
@@ -69,37 +68,27 @@ final class Instruments: Sendable {
         counter("sqlcipherkit.busy.retries", [Self.system, ("db.namespace", namespace)])
     }
 
-    private static func key(_ label: String, _ dimensions: [(String, String)]) -> String {
-        ([label] + dimensions.map { "\($0.0)=\($0.1)" }).joined(separator: "\u{1}")
+    /// The instrument of kind `M` named `label` with `dimensions`: made by `make` the first time, the same one after.
+    private func instrument<M: AnyObject>(_ label: String, _ dimensions: [(String, String)], make: () -> M) -> M {
+        made.withLock { made in
+            let key = ([String(describing: M.self), label] + dimensions.map { "\($0.0)=\($0.1)" })
+                .joined(separator: "\u{1}")
+            if let instrument = made[key] as? M { return instrument }
+            let instrument = make()
+            made[key] = instrument
+            return instrument
+        }
     }
 
     private func timer(_ label: String, _ dimensions: [(String, String)]) -> Metrics.Timer {
-        timers.withLock { timers in
-            let key = Self.key(label, dimensions)
-            if let timer = timers[key] { return timer }
-            let timer = Metrics.Timer(label: label, dimensions: dimensions, factory: factory)
-            timers[key] = timer
-            return timer
-        }
+        instrument(label, dimensions) { Metrics.Timer(label: label, dimensions: dimensions, factory: factory) }
     }
 
     private func gauge(_ label: String, _ dimensions: [(String, String)]) -> Gauge {
-        gauges.withLock { gauges in
-            let key = Self.key(label, dimensions)
-            if let gauge = gauges[key] { return gauge }
-            let gauge = Gauge(label: label, dimensions: dimensions, factory: factory)
-            gauges[key] = gauge
-            return gauge
-        }
+        instrument(label, dimensions) { Gauge(label: label, dimensions: dimensions, factory: factory) }
     }
 
     private func counter(_ label: String, _ dimensions: [(String, String)]) -> Counter {
-        counters.withLock { counters in
-            let key = Self.key(label, dimensions)
-            if let counter = counters[key] { return counter }
-            let counter = Counter(label: label, dimensions: dimensions, factory: factory)
-            counters[key] = counter
-            return counter
-        }
+        instrument(label, dimensions) { Counter(label: label, dimensions: dimensions, factory: factory) }
     }
 }
