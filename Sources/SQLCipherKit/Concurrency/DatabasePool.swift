@@ -118,6 +118,7 @@ public final class DatabasePool: @unchecked Sendable {
         guard path != ":memory:", !path.isEmpty else {
             throw .api(.invalidArgument, "a pool needs a database file: in-memory databases are private to one connection")
         }
+        try Database.requireNoKeyInURI(path)
         try configuration.groupCommit.validate()
         writeGroups = WriteGroups(limits: configuration.groupCommit)
         self.path = path
@@ -401,15 +402,15 @@ public final class DatabasePool: @unchecked Sendable {
     func acquireWriter() async throws(SQLCipherError) {
         let started = configuration.database.observer.map { _ in ContinuousClock.now }
         try await writerGate.acquire(timeout: configuration.writerWaitTimeout)
-        if let started { reportWriterAcquired(waitingSince: started, context: nil) }
+        if let started { reportWriterAcquired(waitingSince: started) }
     }
 
-    /// Reports that a write got the writer after waiting since `started`; `context` nil: the current one.
-    func reportWriterAcquired(waitingSince started: ContinuousClock.Instant, context: (any Sendable)?) {
+    /// Reports that a write got the writer after waiting since `started`, with the current context.
+    func reportWriterAcquired(waitingSince started: ContinuousClock.Instant) {
         guard let observer = configuration.database.observer else { return }
         observer.writerAcquired(PoolWaitEvent(
             path: path, wait: ContinuousClock.now - started, queueDepth: writerGate.waiterCount, inUse: 1,
-            capacity: 1, context: context ?? ObservationContext.current ?? observer.currentContext()))
+            capacity: 1, context: ObservationContext.current ?? observer.currentContext()))
     }
 
     /// Runs `body` on the writer, taking the writer gate for it (waiting at most
@@ -420,7 +421,7 @@ public final class DatabasePool: @unchecked Sendable {
         let started = configuration.database.observer.map { _ in ContinuousClock.now }
         try writerGate.acquire(timeout: configuration.writerWaitTimeout)
         defer { writerGate.release() }
-        if let started { reportWriterAcquired(waitingSince: started, context: nil) }
+        if let started { reportWriterAcquired(waitingSince: started) }
         return try withGateHeld(body)
     }
 

@@ -259,9 +259,12 @@ final class WriteGroups: Sendable {
                     try entry.run(on: database, interruptible: true)
                     try Self.checkDeferredForeignKeys(database)
                 } else {
-                    try database.savepoint {
-                        try entry.run(on: database, interruptible: false)
-                        try Self.checkDeferredForeignKeys(database)
+                    // The savepoint's own statements belong to this write too (its context).
+                    try ObservationContext.with(entry.job.context) {
+                        try database.savepoint {
+                            try entry.run(on: database, interruptible: false)
+                            try Self.checkDeferredForeignKeys(database)
+                        }
                     }
                 }
                 members.append(entry)
@@ -287,7 +290,8 @@ final class WriteGroups: Sendable {
             if alone || now - started >= limits.maxDuration || now - jobStarted >= limits.maxDuration { break }
         }
         if open {
-            // The group's transaction is reported with its first write's context.
+            // The group's commit (and its transaction, WAL and checkpoint events) is reported with its first write's
+            // context: one commit, one trace; the other writes' traces show their own statements.
             let context = members.first?.job.context
             do {
                 try ObservationContext.with(context) { try database.commitTransaction() }

@@ -88,8 +88,9 @@ extension Database {
     /// ``WriterSession`` transaction, open across `await`s, or ``transaction(_:_:)``'s). Until then SQL text on this
     /// connection can neither end it nor begin another (the guard refuses `COMMIT`, `END`, `ROLLBACK` and `BEGIN`).
     func beginTransaction(_ kind: TransactionKind) throws(SQLCipherError) {
+        let began = observation.map { _ in ConnectionObservation.instant() }
         try controllingTransaction { () throws(SQLCipherError) in try runCached(kind.beginSQL) }
-        observation?.transactionBegan()
+        if let began { observation?.transactionBegan(at: began) }
         sqlGuard.beginScope()
     }
 
@@ -103,8 +104,9 @@ extension Database {
                 + "error or an interrupt): nothing of it was committed", path: path)
         }
         let commitStarted = observation.map { _ in ObservationClock.monotonic() }
+        let wrote = observation != nil && ConnectionObservation.writes(handle)
         try controllingTransaction { () throws(SQLCipherError) in try runCached("COMMIT TRANSACTION") }
-        observation?.transactionEnded(.committed, commitStarted: commitStarted, handle: handle)
+        observation?.transactionEnded(.committed, commitStarted: commitStarted, wrote: wrote, handle: handle)
         sqlGuard.endScope()
     }
 
@@ -132,8 +134,9 @@ extension Database {
     /// Rolls back the transaction ``beginTransaction(_:)`` began, if it is still open, and closes its scope; a failure
     /// is ignored (see `rollbackQuietly`).
     func rollbackTransaction() {
+        let wrote = observation != nil && ConnectionObservation.writes(handle)
         rollbackQuietly("ROLLBACK TRANSACTION")
-        observation?.transactionEnded(.rolledBack, commitStarted: nil, handle: handle)
+        observation?.transactionEnded(.rolledBack, commitStarted: nil, wrote: wrote, handle: handle)
         sqlGuard.endScope()
     }
 

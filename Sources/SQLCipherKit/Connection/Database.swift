@@ -131,6 +131,7 @@ public final class Database {
         self.path = path
         self.configuration = configuration
         keyKind = key?.kind
+        try Database.requireNoKeyInURI(path)
         sqlGuard = SQLGuard(encrypted: key != nil)
         steppingCounter = sqlGuard.steppingCounter
         try configuration.cipher.validate()
@@ -158,6 +159,7 @@ public final class Database {
                                   busyTimeoutMilliseconds: Int32(clamping: configuration.busyTimeout.milliseconds))
         }
         observation?.install(on: handle)
+        sqlGuard.observed = observation != nil
         checksCancellation = observation != nil
         do throws(SQLCipherError) {
             if let key {
@@ -294,6 +296,16 @@ public final class Database {
         }
         sqlite3_extended_result_codes(db, 1)
         return db
+    }
+
+    /// Throws ``SQLCipherError/Kind/invalidArgument`` when `path` is a URI with a key parameter (`key=`, `hexkey=`,
+    /// `textkey=`): SQLCipher would key the database from it, outside ``Key`` and `sqlite3_key_v2`, and a path is
+    /// in logs, errors and events. The error names the path without its query.
+    static func requireNoKeyInURI(_ path: String) throws(SQLCipherError) {
+        guard SQLGuard.isKeyedURI(path) else { return }
+        throw .api(.invalidArgument, "a key in the path's URI (key=, hexkey=, textkey=) is refused: SQLCipher would "
+            + "key the database from it, outside Key, and the path appears in logs and errors. Pass the key as a "
+            + "Key and the path without it", path: String(path.prefix { $0 != "?" }))
     }
 
     /// The open flags of a read-only inspection of the existing file at `path` that leaves the folder as it

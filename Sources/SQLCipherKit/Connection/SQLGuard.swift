@@ -51,6 +51,9 @@ import CSQLCipher
     /// Whether the connection was opened read-only (``OpenMode/readOnly``, every reader of a pool): the library sets
     /// `query_only` on it, which SQL text may not turn off, and no `VACUUM` (`INTO`) runs there.
     var readOnly = false
+    /// Whether the connection has an observer (``Database/Configuration/observer``): its busy handler and WAL hook
+    /// are the observer's, which `PRAGMA busy_timeout = …` and `PRAGMA wal_autocheckpoint = …` would replace.
+    var observed = false
     /// The transaction scopes the library has open on this connection (``scopeDepth``): a transaction it began
     /// (``Database/transaction(_:_:)``, a pool's `read` and `write`, a writer session's transaction), a savepoint of
     /// its own (``Database/savepoint(_:)``), a transaction a writer session's transaction joined. While one is open,
@@ -143,6 +146,9 @@ import CSQLCipher
         refusal = explanation
         return SQLITE_DENY
     }
+
+    /// Whether a refusal waits to be taken by the error that reports it.
+    var hasRefusal: Bool { refusal != nil }
 
     /// The explanation of the last refusal, once.
     func takeRefusal() -> String? {
@@ -330,6 +336,16 @@ import CSQLCipher
             return "PRAGMA \(name) = … is refused: SQLCipherKit keeps \(name) off on every connection (with "
                 + "SQLITE_DBCONFIG_DEFENSIVE), so that SQL text can neither rewrite the schema nor have the schema "
                 + "run functions on its behalf. Change tables with CREATE, ALTER and DROP"
+        }
+        if observed, value != nil, name == "busy_timeout" {
+            return "PRAGMA busy_timeout = … is refused on a connection with an observer: it would replace the "
+                + "observer's busy handler, which applies the timeout and reports each wait. Set the timeout with "
+                + "Database.setBusyTimeout(_:) or Database.Configuration.busyTimeout"
+        }
+        if observed, value != nil, name == "wal_autocheckpoint" {
+            return "PRAGMA wal_autocheckpoint = … is refused on a connection with an observer: it would replace the "
+                + "observer's write-ahead-log hook, which runs SQLite's automatic checkpoint (at 1,000 frames) and "
+                + "reports it. Checkpoint with PRAGMA wal_checkpoint, or open without an observer to change the size"
         }
         if readOnly, name == "query_only", value != nil {
             return "PRAGMA query_only = … is refused on a read-only connection (a pool's reader): SQLCipherKit keeps "

@@ -105,6 +105,8 @@ extension Database {
         var settings = configuration
         settings.mode = .readWriteCreate
         settings.leavesFolderAsFound = false
+        // The library's own connection to its temporary file: not the caller's database, not observed.
+        settings.observer = nil
         // On failure here or below, dropping `file` removes the private folder and everything in it.
         let destination = try Database(path: temporary, key: key, configuration: settings)
         do throws(SQLCipherError) {

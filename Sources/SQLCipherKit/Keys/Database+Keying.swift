@@ -61,6 +61,7 @@ extension Database {
         do throws(SQLCipherError) {
             var check = configuration
             check.mode = .readOnly
+            check.observer = nil  // the library's own check, not the caller's work
             let verifier = try Database(path: path, key: newKey, configuration: check)
             defer { verifier.close() }
             // quick_check reads every page through the pager, so each one is decrypted and authenticated with

@@ -19,8 +19,8 @@ final class ConnectionObservation {
     var stepping: OpaquePointer?
     /// The end of `stepping`, reported once its step's result is known.
     private var pending: StatementEvent?
-    /// When each running statement began: system clock, monotonic clock.
-    private var starts: [OpaquePointer: (wall: UInt64, monotonic: UInt64)] = [:]
+    /// When each running statement began (system clock, monotonic clock), and the connection's total changes then.
+    private var starts: [OpaquePointer: (wall: UInt64, monotonic: UInt64, totalChanges: Int64)] = [:]
     private var rows: [OpaquePointer: Int] = [:]
     /// The open transaction SQLCipherKit began: when, both clocks.
     private var transactionStart: (wall: UInt64, monotonic: UInt64)?
@@ -75,7 +75,8 @@ final class ConnectionObservation {
     func stepStarting(_ statement: OpaquePointer, first: Bool) {
         stepping = statement
         if first || starts[statement] == nil {
-            starts[statement] = (ObservationClock.now(), ObservationClock.monotonic())
+            starts[statement] = (ObservationClock.now(), ObservationClock.monotonic(),
+                                 sqlite3_total_changes64(sqlite3_db_handle(statement)))
             rows[statement] = 0
         }
     }
@@ -88,12 +89,15 @@ final class ConnectionObservation {
         guard let start = inStep ? starts[statement] : starts.removeValue(forKey: statement) else { return }
         let end = ObservationClock.monotonic()
         let sql = sqlite3_sql(statement).map { String(cString: $0) } ?? ""
-        let writes = sqlite3_stmt_readonly(statement) == 0
+        // sqlite3_changes64 is the last INSERT, UPDATE or DELETE's count: this statement's only when it changed rows
+        // (the connection's total moved since it began); CREATE, DROP, ALTER or a pragma would show the one before.
+        let db = sqlite3_db_handle(statement)
+        let changed = sqlite3_total_changes64(db) != start.totalChanges
         let event = StatementEvent(
             path: path, sql: sql, operation: StatementEvent.operation(of: sql), startTime: start.wall,
             duration: .nanoseconds(Int64(end &- start.monotonic)),
             rows: (inStep ? rows[statement] : rows.removeValue(forKey: statement)) ?? 0,
-            changes: writes ? Int(sqlite3_changes64(sqlite3_db_handle(statement))) : 0, resultCode: SQLITE_OK,
+            changes: changed ? Int(sqlite3_changes64(db)) : 0, resultCode: SQLITE_OK,
             context: context)
         if inStep {
             pending = event
@@ -104,7 +108,9 @@ final class ConnectionObservation {
     }
 
     /// The checked step of `statement` returned `code`: reports its end, if this step ended it.
-    func stepReturned(_ statement: OpaquePointer, code: Int32) {
+    /// `refused`: the SQL guard refused something the statement did as it ran; its text (which may name a key, as
+    /// `VACUUM INTO 'file:…?key=…'` does) is left out of its event, as it is out of the error.
+    func stepReturned(_ statement: OpaquePointer, code: Int32, refused: Bool = false) {
         stepping = nil
         if code == SQLITE_ROW {
             // An end inside a step that gives a row was a re-prepare's: the statement goes on.
@@ -116,25 +122,40 @@ final class ConnectionObservation {
         rows[statement] = nil
         guard let event = pending else { return }
         pending = nil
+        let failed = code != SQLITE_DONE
         observer.statementFinished(StatementEvent(
-            path: event.path, sql: event.sql, operation: event.operation, startTime: event.startTime,
+            path: event.path, sql: failed && refused ? "" : event.sql, operation: event.operation,
+            startTime: event.startTime,
             duration: event.duration, rows: event.rows, changes: code == SQLITE_DONE ? event.changes : 0,
             resultCode: code == SQLITE_DONE ? SQLITE_OK : code, context: event.context))
     }
 
     // MARK: Transactions
 
-    func transactionBegan() {
-        transactionStart = (ObservationClock.now(), ObservationClock.monotonic())
+    /// Both clocks now: when a `BEGIN` starts (``transactionBegan(at:)`` once it succeeded).
+    static func instant() -> (wall: UInt64, monotonic: UInt64) {
+        (ObservationClock.now(), ObservationClock.monotonic())
     }
 
-    func transactionEnded(_ outcome: TransactionEvent.Outcome, commitStarted: UInt64?, handle: OpaquePointer?) {
+    /// The transaction whose `BEGIN` started at `start` is open.
+    func transactionBegan(at start: (wall: UInt64, monotonic: UInt64)) {
+        transactionStart = start
+    }
+
+    /// Whether the transaction open on `handle` holds the write lock now (before its `COMMIT`).
+    static func writes(_ handle: OpaquePointer?) -> Bool {
+        handle.map { sqlite3_txn_state($0, nil) == SQLITE_TXN_WRITE } ?? false
+    }
+
+    func transactionEnded(_ outcome: TransactionEvent.Outcome, commitStarted: UInt64?, wrote: Bool,
+                          handle: OpaquePointer?) {
         guard let start = transactionStart else { return }
         transactionStart = nil
         let end = ObservationClock.monotonic()
         let statistics = handle.map { CacheStatistics(handle: $0) }
         observer.transactionFinished(TransactionEvent(
-            path: path, outcome: outcome, startTime: start.wall, duration: .nanoseconds(Int64(end &- start.monotonic)),
+            path: path, outcome: outcome, wrote: wrote, startTime: start.wall,
+            duration: .nanoseconds(Int64(end &- start.monotonic)),
             commitDuration: commitStarted.map { .nanoseconds(Int64(end &- $0)) } ?? .zero,
             cache: statistics ?? CacheStatistics.zero, context: context))
     }
@@ -143,18 +164,27 @@ final class ConnectionObservation {
 
     private func walCommitted(_ db: OpaquePointer, schema: String, frames: Int32) {
         var info = stat()
+        // The schema's own file: an attached database's log is its own.
         let file = sqlite3_db_filename(db, schema).map { String(cString: $0) } ?? ""
         let bytes = !file.isEmpty && stat(file + "-wal", &info) == 0 ? Int(info.st_size) : 0
-        observer.walCommitted(WALEvent(path: path, schema: schema, frames: Int(frames), fileBytes: bytes,
+        let eventPath = file.isEmpty ? path : file
+        observer.walCommitted(WALEvent(path: eventPath, schema: schema, frames: Int(frames), fileBytes: bytes,
                                        context: context))
         guard frames >= Self.autoCheckpointFrames else { return }
         let started = ObservationClock.monotonic()
         var logged: Int32 = 0, copied: Int32 = 0
         let code = sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, &logged, &copied)
+        let figures = Self.checkpointFigures(logged: logged, copied: copied)
         observer.checkpointFinished(CheckpointEvent(
-            path: path, schema: schema, frames: Int(logged), checkpointed: Int(copied),
+            path: eventPath, schema: schema, frames: figures.frames, checkpointed: figures.checkpointed,
             duration: .nanoseconds(Int64(ObservationClock.monotonic() &- started)), resultCode: code,
             context: context))
+    }
+
+    /// A checkpoint's frame counts as events give them: SQLite sets both to -1 when the checkpoint could not start
+    /// (`SQLITE_BUSY`: another connection checkpoints at that moment), and counts are never negative.
+    static func checkpointFigures(logged: Int32, copied: Int32) -> (frames: Int, checkpointed: Int) {
+        (Int(max(0, logged)), Int(max(0, copied)))
     }
 
     /// SQLite's busy-timeout waits (`sqliteDefaultBusyCallback`): 1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, then

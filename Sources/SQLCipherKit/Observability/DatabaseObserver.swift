@@ -25,8 +25,9 @@
 ///
 /// ## Where the methods run
 ///
-/// Each method runs on the thread that runs the connection's work, inside the statement or commit it reports,
-/// so it should return quickly and must not use the connection (or its pool). Every method has an empty default.
+/// The connection's events run on the thread that runs its work, inside the statement or commit they report; a
+/// pool's writer waits and releases run where the caller waits for the writer (its task or thread). Each should
+/// return quickly and must not use the connection (or its pool). Every method has an empty default.
 public protocol DatabaseObserver: Sendable {
     /// What ties an event to the caller's work (for tracing, the caller's `ServiceContext`), or nil.
     ///

@@ -13,7 +13,8 @@ public struct StatementEvent: Sendable {
     /// The database file's path (`:memory:` for an in-memory database).
     public let path: String
     /// The SQL text as prepared ([`sqlite3_sql`](https://sqlite.org/c3ref/expanded_sql.html)): parameters as `?`,
-    /// never their bound values.
+    /// never their bound values. Empty for a statement the SQL guard refused as it ran (`VACUUM INTO` a URI with a
+    /// key parameter): its text may name a key, and is left out here as it is out of the error.
     public let sql: String
     /// The statement's kind: its first keyword, upper-cased, from a fixed set (``StatementEvent/operations``),
     /// or `OTHER`. Safe as a metric label: it never holds SQL text.
@@ -24,8 +25,9 @@ public struct StatementEvent: Sendable {
     public let duration: Duration
     /// The rows the statement returned.
     public let rows: Int
-    /// The rows it inserted, updated or deleted ([`sqlite3_changes64`](https://sqlite.org/c3ref/changes.html));
-    /// 0 for a statement that cannot write.
+    /// The rows it inserted, updated or deleted ([`sqlite3_changes64`](https://sqlite.org/c3ref/changes.html)) when
+    /// it changed any; 0 otherwise (CREATE, DROP, ALTER and pragmas change no rows in SQLite's count), and 0 for a
+    /// statement reset before its end (SQLite counts its changes only after the reset).
     public let changes: Int
     /// SQLite's (extended) result code: `SQLITE_OK` (0) when the statement ran to its end or was reset before it,
     /// the error's code when it failed.
@@ -69,15 +71,20 @@ public struct StatementEvent: Sendable {
 public struct TransactionEvent: Sendable {
     /// How it ended.
     public enum Outcome: String, Sendable {
-        /// `COMMIT` ran; `ROLLBACK` ran (the transaction's work threw, or its commit failed).
-        case committed, rolledBack
+        /// `COMMIT` ran.
+        case committed
+        /// `ROLLBACK` ran (the transaction's work threw, or its commit failed).
+        case rolledBack = "rolled_back"
     }
 
     /// The database file's path.
     public let path: String
     /// Committed or rolled back.
     public let outcome: Outcome
-    /// When `BEGIN` ran.
+    /// Whether it held the write lock at its end (it wrote, or began `IMMEDIATE`): a read transaction's `COMMIT`
+    /// syncs nothing.
+    public let wrote: Bool
+    /// When `BEGIN` started.
     public let startTime: NanosecondsSinceEpoch
     /// From `BEGIN` to the end of `COMMIT` or `ROLLBACK`.
     public let duration: Duration
@@ -117,8 +124,11 @@ public struct CacheStatistics: Sendable, Equatable {
 }
 
 /// A commit appended to a write-ahead log ([`sqlite3_wal_hook`](https://sqlite.org/c3ref/wal_hook.html)).
+///
+/// SQLite calls the hook as the committing statement ends: its event comes before that statement's own
+/// ``DatabaseObserver/statementFinished(_:)`` (and an automatic checkpoint's ``CheckpointEvent`` with it).
 public struct WALEvent: Sendable {
-    /// The database file's path.
+    /// The path of the schema's database file (an attached database's own).
     public let path: String
     /// The schema (`main`, or an attached database's name).
     public let schema: String
@@ -133,13 +143,13 @@ public struct WALEvent: Sendable {
 /// An automatic checkpoint ([`sqlite3_wal_checkpoint_v2`](https://sqlite.org/c3ref/wal_checkpoint_v2.html),
 /// `PASSIVE`, as SQLite's own automatic checkpoint).
 public struct CheckpointEvent: Sendable {
-    /// The database file's path.
+    /// The path of the schema's database file (an attached database's own).
     public let path: String
     /// The schema (`main`, or an attached database's name).
     public let schema: String
-    /// The frames in the log.
+    /// The frames in the log (0 when the checkpoint could not start).
     public let frames: Int
-    /// The frames copied into the database (fewer when readers still use older ones).
+    /// The frames copied into the database (fewer when readers still use older ones; 0 when it could not start).
     public let checkpointed: Int
     /// How long the checkpoint took.
     public let duration: Duration
@@ -153,7 +163,7 @@ public struct CheckpointEvent: Sendable {
 public struct BusyEvent: Sendable {
     /// The database file's path.
     public let path: String
-    /// How many times this statement has waited so far (1 for the first).
+    /// How many times this step of the statement has waited so far (1 for the first; SQLite counts per step).
     public let retry: Int
     /// How long it waits now.
     public let delay: Duration

@@ -117,7 +117,8 @@ extension Statement {
         database.sqlGuard.steppingDepth += 1
         let code = sqlite3_step(handle)
         database.sqlGuard.steppingDepth -= 1
-        observation?.stepReturned(handle, code: code)
+        // A statement the guard refused while it ran (VACUUM INTO a keyed URI) is reported without its text.
+        observation?.stepReturned(handle, code: code, refused: database.sqlGuard.hasRefusal)
         if code == SQLITE_ROW { return true }
         if code == SQLITE_DONE { return false }
         throw stepFailed(code)

@@ -18,6 +18,7 @@ struct DatabaseObserverRedactionTests {
         let exportPassphrase = "export \(UUID().uuidString)"
         let bound = ["bound-secret-\(UUID().uuidString)", "bound-blob-\(UUID().uuidString)", "failing-\(UUID().uuidString)"]
         let planted = "planted-\(UUID().uuidString)"
+        let uriSecret = "urisecret\(UUID().uuidString.prefix(8))"
 
         let db = try Database(path: folder.file("a.db"), key: try .passphrase(passphrase), configuration: configuration)
         try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, x UNIQUE, y BLOB)")
@@ -27,6 +28,30 @@ struct DatabaseObserverRedactionTests {
         #expect(thrownError { try db.execute("INSERT INTO missing VALUES (?)", [bound[2]]) } != nil)
         // Key SQL is refused before it runs; it would be the leak.
         #expect(thrownError { try db.execute("PRAGMA rekey = '\(passphrase)'") } != nil)
+        // VACUUM INTO a keyed URI is refused as it runs (found by an attacker: its text, key and all, was in the
+        // statement's event): the event keeps the operation and leaves the text out, as the error does.
+        for parameter in ["key", "hexkey", "textkey"] {
+            let error = thrownError {
+                try db.execute("VACUUM INTO 'file:\(folder.file("copy-\(parameter).db"))?\(parameter)=\(uriSecret)'")
+            }
+            #expect(error?.kind == .misuse, "\(parameter): \(String(describing: error))")
+        }
+        let vacuums = recorder.statements.filter { $0.operation == "VACUUM" }
+        #expect(vacuums.count == 3 && vacuums.allSatisfy { $0.sql.isEmpty && $0.resultCode != 0 })
+        // A key in the path's URI is refused at open (found by the same attacker: SQLCipher keyed the file from it,
+        // and the path is in every event); the error names the path without its query.
+        for open in [{ _ = try Database(path: "file:\(folder.file("u.db"))?key=\(uriSecret)", key: .passphrase(passphrase),
+                                          configuration: configuration) },
+                     { _ = try Database(unencryptedPath: "file:\(folder.file("v.db"))?hexkey=\(uriSecret)",
+                                        configuration: configuration) },
+                     { _ = try DatabasePool(path: "file:\(folder.file("w.db"))?textkey=\(uriSecret)",
+                                            key: .passphrase(passphrase), configuration: .init(database: configuration)) }]
+            as [() throws -> Void] {
+            let error = thrownError { try open() }
+            #expect(error?.kind == .invalidArgument, "\(String(describing: error))")
+            #expect(error.map { !"\($0)".contains(uriSecret) } == true, "the error holds the URI's key")
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.file("u.db")))
         try db.attach(folder.file("attached.db"), as: "other", key: try .rawKey(hex: Array(attachHex.utf8)))
         try db.execute("CREATE TABLE other.u(x)")
         try db.execute("INSERT INTO other.u VALUES (?)", [bound[0]])
@@ -52,7 +77,8 @@ struct DatabaseObserverRedactionTests {
         for sql in ["ATTACH DATABASE ?1 AS \"other\" KEY ?2", "SELECT sqlcipher_export(?1)", "PRAGMA cipher_version"] {
             #expect(recorder.statements.contains { $0.sql == sql }, "\(sql) was not seen")
         }
-        let secrets = [passphrase, passphrase + "-pool", exportPassphrase, rawHex, newHex, backupHex, attachHex] + bound
+        let secrets = [passphrase, passphrase + "-pool", exportPassphrase, rawHex, newHex, backupHex, attachHex, uriSecret]
+            + bound
         let hexOfPassphrases = [passphrase, exportPassphrase].map { Data($0.utf8).map { String(format: "%02x", $0) }.joined() }
         let found = Self.occurrences(of: secrets + hexOfPassphrases, in: texts)
         #expect(found.isEmpty, "secrets in events: \(found)")

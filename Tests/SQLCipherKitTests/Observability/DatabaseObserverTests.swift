@@ -28,6 +28,8 @@ struct DatabaseObserverTests {
         #expect(try statement.step())
         statement.reset()
         try db.execute("UPDATE t SET x = x || '!' WHERE id <= 2")
+        // A statement that changes no rows after one that did: 0, not the UPDATE's count that sqlite3_changes64 keeps.
+        try db.execute("CREATE INDEX t_x ON t(x)")
         // Stepped again after its end without a reset: SQLite runs it again, and that is a statement of its own.
         let again = try db.prepare("SELECT 7")
         while try again.step() {}
@@ -39,13 +41,13 @@ struct DatabaseObserverTests {
             "CREATE TABLE t(id INTEGER PRIMARY KEY, x TEXT UNIQUE)",
             "INSERT INTO t(x) VALUES (?)", "INSERT INTO t(x) VALUES (?)", "INSERT INTO t(x) VALUES (?)",
             "SELECT x FROM t ORDER BY id", "INSERT INTO t(x) VALUES (?)", "SELECT x FROM t",
-            "UPDATE t SET x = x || '!' WHERE id <= 2", "SELECT 7", "SELECT 7",
+            "UPDATE t SET x = x || '!' WHERE id <= 2", "CREATE INDEX t_x ON t(x)", "SELECT 7", "SELECT 7",
         ])
         #expect(events.map(\.operation) == ["CREATE", "INSERT", "INSERT", "INSERT", "SELECT", "INSERT", "SELECT", "UPDATE",
-                                            "SELECT", "SELECT"])
-        #expect(events.map(\.rows) == [0, 0, 0, 0, 3, 0, 1, 0, 1, 1])
-        #expect(events.map(\.changes) == [0, 1, 1, 1, 0, 0, 0, 2, 0, 0])
-        #expect(events.map(\.resultCode) == [0, 0, 0, 0, 0, 2067 /* SQLITE_CONSTRAINT_UNIQUE */, 0, 0, 0, 0])
+                                            "CREATE", "SELECT", "SELECT"])
+        #expect(events.map(\.rows) == [0, 0, 0, 0, 3, 0, 1, 0, 0, 1, 1])
+        #expect(events.map(\.changes) == [0, 1, 1, 1, 0, 0, 0, 2, 0, 0, 0])
+        #expect(events.map(\.resultCode) == [0, 0, 0, 0, 0, 2067 /* SQLITE_CONSTRAINT_UNIQUE */, 0, 0, 0, 0, 0])
         #expect(events.allSatisfy { $0.duration > .zero && $0.path == folder.file("s.db") })
         let now = UInt64(Date().timeIntervalSince1970 * 1e9)
         #expect(events.allSatisfy { $0.startTime <= now && now - $0.startTime < 60_000_000_000 })
@@ -94,8 +96,11 @@ struct DatabaseObserverTests {
         #expect(throws: Planned.self) { try db.transaction { try db.execute("INSERT INTO t VALUES (2)"); throw Planned() } }
         // A savepoint inside a transaction is not a transaction of its own.
         try db.transaction { try db.transaction { try db.execute("INSERT INTO t VALUES (3)") } }
+        // A read transaction: it holds no write lock at its end.
+        try db.transaction { _ = try db.fetchAll("SELECT * FROM t") }
         let events = recorder.transactions
-        #expect(events.map(\.outcome) == [.committed, .rolledBack, .committed])
+        #expect(events.map(\.outcome) == [.committed, .rolledBack, .committed, .committed])
+        #expect(events.map(\.wrote) == [true, true, true, false])
         #expect(events[0].commitDuration > .zero && events[0].commitDuration <= events[0].duration)
         #expect(events[1].commitDuration == .zero)
         #expect(events[2].cache.writes > 0 && events[2].cache.hits + events[2].cache.misses > 0)
@@ -147,6 +152,31 @@ struct DatabaseObserverTests {
         #expect(recorder.busy.isEmpty)
         try holder.execute("ROLLBACK")
         try waiting.execute("INSERT INTO t VALUES (1)")
+    }
+
+    @Test("PRAGMA busy_timeout = … and wal_autocheckpoint = … are refused with an observer (they would replace its hooks); without one they apply")
+    func hookPragmas() throws {
+        let folder = try TemporaryDirectory()
+        let key = try Key.rawKey(hex: Array(randomKeyHex().utf8))
+        let observed = try Database(path: folder.file("h.db"), key: key, configuration: .init(observer: Recorder()))
+        for sql in ["PRAGMA busy_timeout = 1500", "PRAGMA main.wal_autocheckpoint = 10", "pragma BUSY_TIMEOUT(0)"] {
+            let error = thrownError { try observed.execute(sql) }
+            #expect(error?.kind == .misuse, "\(sql): \(String(describing: error))")
+            #expect(error?.message.contains("observer") == true, "\(sql): \(String(describing: error))")
+        }
+        // Reading them is allowed (their values: 0 with the observer's handler and hook in place).
+        #expect(try observed.scalar(Int.self, "PRAGMA busy_timeout") == 0)
+        let plain = try Database(path: folder.file("h.db"), key: key)
+        #expect(try plain.scalar(Int.self, "PRAGMA busy_timeout") == 5000)
+        try plain.execute("PRAGMA busy_timeout = 1500")
+        #expect(try plain.scalar(Int.self, "PRAGMA busy_timeout") == 1500)
+        try plain.execute("PRAGMA wal_autocheckpoint = 10")
+    }
+
+    @Test("a checkpoint that could not start (SQLite's -1 frames) reports 0, never a negative count")
+    func checkpointFigures() {
+        #expect(ConnectionObservation.checkpointFigures(logged: -1, copied: -1) == (0, 0))
+        #expect(ConnectionObservation.checkpointFigures(logged: 1200, copied: 1000) == (1200, 1000))
     }
 
     @Test("the observed busy handler's waits are SQLite's: totals 0, 1, 3, 8, 18, 33, 53, 78, 103, 128, 178, 228, then +100")

@@ -2,16 +2,16 @@ import Metrics
 import SQLCipherKit
 import Synchronization
 
-/// The metrics of a ``ServerObserver``, made once per name and label set and kept: every label comes from a bounded
-/// set (an operation word, a result-code name, a role, a state, an outcome, the namespace), so the set of series is
-/// bounded too.
+/// The metrics of a ``ServerObserver``, made once per name and label set and kept. Every label but the namespace comes
+/// from a fixed set (an operation word, a result-code name, a role, a state, an outcome), so the series are bounded
+/// by the number of database files (or by one, with ``ServerObserver/Configuration/namespace`` set).
 ///
 /// Names follow OpenTelemetry's semantic conventions for database clients where they have one
 /// (`db.client.operation.duration`, `db.client.connection.*`); SQLCipherKit's own figures are `sqlcipherkit.*`.
 final class Instruments: Sendable {
     private let factory: any MetricsFactory
     /// Every instrument made so far, by kind, name and labels (swift-metrics' timers, gauges and counters are classes).
-    private let made = Mutex<[String: AnyObject]>([:])
+    private let made = Mutex<[String: any AnyObject & Sendable]>([:])
 
     init(factory: any MetricsFactory) {
         self.factory = factory
@@ -69,7 +69,7 @@ final class Instruments: Sendable {
     }
 
     /// The instrument of kind `M` named `label` with `dimensions`: made by `make` the first time, the same one after.
-    private func instrument<M: AnyObject>(_ label: String, _ dimensions: [(String, String)], make: () -> M) -> M {
+    private func instrument<M: AnyObject & Sendable>(_ label: String, _ dimensions: [(String, String)], make: () -> M) -> M {
         made.withLock { made in
             let key = ([String(describing: M.self), label] + dimensions.map { "\($0.0)=\($0.1)" })
                 .joined(separator: "\u{1}")

@@ -36,12 +36,13 @@ extension ServerObserver {
     /// A span for the transaction, from `BEGIN` to the end of `COMMIT` or `ROLLBACK`.
     func trace(_ event: TransactionEvent) {
         guard let tracer = configuration.tracer, let parent = parent(event.context) else { return }
-        let span = tracer.startSpan("transaction", context: parent, ofKind: .client,
+        let span = tracer.startSpan("transaction", context: parent, ofKind: .internal,
                                     at: DefaultTracerClock.Timestamp(nanosecondsSinceEpoch: event.startTime),
                                     function: #function, file: #fileID, line: #line)
         span.attributes["db.system.name"] = "sqlite"
         span.attributes["db.namespace"] = namespace(for: event.path)
         span.attributes["sqlcipherkit.transaction.outcome"] = event.outcome.rawValue
+        span.attributes["sqlcipherkit.transaction.wrote"] = event.wrote
         span.attributes["sqlcipherkit.transaction.commit_duration_ns"] = event.commitDuration.nanoseconds
         span.end(at: DefaultTracerClock.Timestamp(
             nanosecondsSinceEpoch: event.startTime &+ UInt64(max(0, event.duration.nanoseconds))))

@@ -17,7 +17,8 @@ import Tracing
 /// - **Metrics** (``Configuration/metricsFactory``): `db.client.operation.duration` by `db.operation.name` (a word
 ///   from a fixed set, never SQL text) and `error.type`; the pool's `db.client.connection.count` (by `state`),
 ///   `db.client.connection.wait_time` and `db.client.connection.pending_requests`; and `sqlcipherkit.*` figures for
-///   transactions, the write-ahead log, checkpoints and busy retries. Every label comes from a bounded set.
+///   transactions, the write-ahead log, checkpoints and busy retries. Every label but `db.namespace` (the file's
+///   name, or ``Configuration/namespace``) comes from a fixed set; no label holds SQL text.
 /// - **Traces** (``Configuration/tracer``): a client span per statement and per transaction, a child of the
 ///   caller's `ServiceContext`, also when a pool's thread runs the work. The SQL text goes into a span only as
 ///   ``QueryTextPolicy`` allows.
@@ -33,16 +34,20 @@ public struct ServerObserver: DatabaseObserver {
         public var slowStatementThreshold: Duration
         /// The level of a failed statement's log line (the caller also gets the error). Default: `info`.
         public var failureLogLevel: Logger.Level
-        /// Where metrics go; nil: no metrics. Default: `MetricsSystem.factory`, as bootstrapped by the app.
+        /// Where metrics go; nil: no metrics. Default: `MetricsSystem.factory` when the configuration is made: make it
+        /// after the app bootstraps its metrics.
         public var metricsFactory: (any MetricsFactory)?
-        /// Where spans go; nil: no spans. Default: `InstrumentationSystem.tracer`, as bootstrapped by the app.
+        /// Where spans go; nil: no spans. Default: `InstrumentationSystem.tracer` when the configuration is made: make
+        /// it after the app bootstraps its tracing.
         public var tracer: (any Tracer)?
-        /// Whether a statement outside any traced work (no `ServiceContext` with a span) starts a trace of its own.
-        /// Default: false: only work that is part of a trace gets spans.
+        /// Whether work the caller runs without a `ServiceContext` gets spans (each statement then starts a trace of
+        /// its own). Default: false. Any `ServiceContext` the caller carries is taken as the parent, one with
+        /// baggage only included.
         public var tracesWithoutParent: Bool
         /// How much of the SQL text spans and logs carry. Default: ``QueryTextPolicy/operationOnly``.
         public var queryText: QueryTextPolicy
-        /// The `db.namespace` attribute and label; nil: the database file's name (the path's last component).
+        /// The `db.namespace` attribute and label; nil: the database file's name (the path's last component). Set it
+        /// when the app opens many files (one per tenant): each file's name would make series of its own.
         public var namespace: String?
 
         public init(logger: Logger? = nil, slowStatementThreshold: Duration = .milliseconds(100),
@@ -92,7 +97,8 @@ public struct ServerObserver: DatabaseObserver {
     public func transactionFinished(_ event: TransactionEvent) {
         instruments?.transactionDuration(event.outcome, namespace: namespace(for: event.path))
             .recordNanoseconds(event.duration.nanoseconds)
-        if event.outcome == .committed {
+        // A read transaction's COMMIT syncs nothing: only writes tell how long the disk takes.
+        if event.outcome == .committed, event.wrote {
             instruments?.commitDuration(namespace: namespace(for: event.path))
                 .recordNanoseconds(event.commitDuration.nanoseconds)
         }
@@ -107,7 +113,9 @@ public struct ServerObserver: DatabaseObserver {
     public func checkpointFinished(_ event: CheckpointEvent) {
         instruments?.checkpointDuration(namespace: namespace(for: event.path))
             .recordNanoseconds(event.duration.nanoseconds)
-        instruments?.checkpointedFrames(namespace: namespace(for: event.path)).increment(by: event.checkpointed)
+        if event.checkpointed > 0 {
+            instruments?.checkpointedFrames(namespace: namespace(for: event.path)).increment(by: event.checkpointed)
+        }
         if event.resultCode != 0 {
             configuration.logger?.debug("SQLite checkpoint stopped early", metadata: [
                 "db.namespace": "\(namespace(for: event.path))", "db.response.status_code": "\(event.resultCode)",
