@@ -13,10 +13,11 @@ import Foundation
 /// rotation test saw backups without the last row, in CI, when the scan ran beside it.
 ///
 /// So a file this process holds open is read with `pread` on a descriptor it already has, and only a file it does
-/// not hold open is opened by path (and closed). Files under the scanned folder belong to the test that scans
-/// them, which opens nothing while it scans, so the check "open here?" cannot go stale between the snapshot of
-/// descriptors and the read. A scan of another process reads its descriptors through `/proc/PID/fd`: closing a
-/// descriptor here drops no lock of the other process.
+/// not hold open (by a listing of its descriptors made just before) is opened by path (and closed). Files under the
+/// scanned folder belong to the test that scans them, which opens nothing while it scans. Files in folders other
+/// tests share (the top of TMPDIR) are searched by a child process (``filesContaining(_:in:)``), whose closes drop
+/// none of this process's locks. A scan of another process reads its descriptors through `/proc/PID/fd`: closing
+/// a descriptor here drops no lock of the other process.
 enum FileScan {
     /// A listed file that could not be read: the scan fails, naming it.
     struct UnreadableFile: Error, CustomStringConvertible {
@@ -50,7 +51,7 @@ enum FileScan {
         guard let enumerator = FileManager.default.enumerator(atPath: folder) else {
             throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: folder])
         }
-        let openHere = OpenFiles()
+        let openHere = try OpenFiles()
         for case let name as String in enumerator {
             let path = folder + "/" + name
             switch openHere.read(path) {
@@ -68,7 +69,7 @@ enum FileScan {
             let contents: Data
             // This process's own: through the descriptor itself. Another's: reading /proc/PID/fd/N opens the
             // file itself, even after it was unlinked.
-            switch scanningItself ? openHere.read(descriptor: Int32(name) ?? -1, link: link) : readRegularFile(link) {
+            switch scanningItself ? openHere.read(descriptor: Int32(name) ?? -1) : readRegularFile(link) {
             case .contents(let data): contents = data
             case .notRegular: continue
             case .failed(_, let code) where scanningItself && (code == ENOENT || code == EBADF): continue  // closed meanwhile
@@ -91,24 +92,21 @@ enum FileScan {
         return found
     }
 
-    /// The regular files this process holds open when it is made, each with a descriptor it can read through.
+    /// The regular files this process holds open when it is made, each with the descriptors it can read through.
+    ///
+    /// A write-only (or `O_PATH`) descriptor is never read: SQLite opens none so, and reading its file would mean
+    /// opening it again, whose close drops any lock this process holds on it.
     struct OpenFiles {
-        private var readable: [FileID: Int32] = [:]
-        /// Files open here through no readable descriptor (write-only, `O_PATH`): SQLite opens none so.
-        private var unreadable: Set<FileID> = []
+        private var readable: [FileID: [Int32]] = [:]
 
-        init() {
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+        init() throws {
+            for name in try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") {
                 guard let descriptor = Int32(name) else { continue }
                 var info = stat()
-                guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
-                if Self.isReadable(descriptor) {
-                    readable[FileID(info)] = descriptor
-                } else {
-                    unreadable.insert(FileID(info))
-                }
+                guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+                      Self.isReadable(descriptor) else { continue }
+                readable[FileID(info), default: []].append(descriptor)
             }
-            unreadable.subtract(readable.keys)
         }
 
         static func isReadable(_ descriptor: Int32) -> Bool {
@@ -119,39 +117,55 @@ enum FileScan {
         /// Linux's `O_PATH` (the same on x86_64 and aarch64), which Glibc's module does not export.
         static let pathOnly: Int32 = 0o10000000
 
+        /// The contents of file `id` through one of the descriptors listed for it that still names it; nil when
+        /// none does (closed, or its number reused, since the listing).
+        private func readOpen(_ id: FileID) -> FileRead? {
+            for descriptor in readable[id] ?? [] {
+                var now = stat()
+                guard fstat(descriptor, &now) == 0, FileID(now) == id else { continue }
+                let result = FileScan.readAll(descriptor)
+                if case .failed = result, fstat(descriptor, &now) != 0 || FileID(now) != id { continue }
+                return result
+            }
+            return nil
+        }
+
         /// The whole of `path` if it is a regular file: through a descriptor of this process when it has the file
-        /// open (so that no close drops its locks), by opening the path otherwise.
+        /// open (so that no close drops its locks), by opening the path only when a listing made just now finds it
+        /// open nowhere in this process.
         func read(_ path: String) -> FileRead {
             var info = stat()
             guard stat(path, &info) == 0 else { return .failed(operation: "examine", code: errno) }
             guard (info.st_mode & S_IFMT) == S_IFREG else { return .notRegular }
             let id = FileID(info)
-            if let descriptor = readable[id] {
-                var now = stat()
-                // Still that file (not closed and its number reused since the snapshot): read through it.
-                if fstat(descriptor, &now) == 0, FileID(now) == id { return FileScan.readAll(descriptor) }
-            }
-            // Held open only write-only, or not open here: opened and closed by path (no lock of SQLite's on it).
-            return FileScan.readRegularFile(path)
+            if let result = readOpen(id) { return result }
+            // Not open here when this listing was made: list again, just before the open (another test may have
+            // opened it since).
+            guard let now = try? OpenFiles() else { return .failed(operation: "list the descriptors of", code: EIO) }
+            if let result = now.readOpen(id) { return result }
+            if now.readable[id] == nil, !now.isOpenWriteOnly(id) { return FileScan.readRegularFile(path) }
+            return .notRegular
         }
 
-        /// The whole of this process's open descriptor `descriptor` (listed as `link`) if it is a regular file.
+        /// Whether a descriptor of this process that cannot be read names file `id` (listed again now).
+        private func isOpenWriteOnly(_ id: FileID) -> Bool {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+            return names.contains { name in
+                var info = stat()
+                guard let descriptor = Int32(name), fstat(descriptor, &info) == 0 else { return false }
+                return FileID(info) == id
+            }
+        }
+
+        /// The whole of this process's open descriptor `descriptor` if it is a regular file it can read through.
         ///
         /// Other tests open and close files meanwhile: a read that fails because the number now names another file
-        /// (or none) is reported as `EBADF`, a descriptor closed meanwhile.
-        func read(descriptor: Int32, link: String) -> FileRead {
+        /// (or none) is reported as `EBADF`, a descriptor closed meanwhile. A write-only descriptor is skipped.
+        func read(descriptor: Int32) -> FileRead {
             var info = stat()
             guard descriptor >= 0, fstat(descriptor, &info) == 0 else { return .failed(operation: "examine", code: EBADF) }
-            guard (info.st_mode & S_IFMT) == S_IFREG else { return .notRegular }
-            let result: FileRead
-            if Self.isReadable(descriptor) {
-                result = FileScan.readAll(descriptor)
-            } else if let other = readable[FileID(info)] {
-                result = read(descriptor: other, link: link)
-            } else {
-                // Write-only here and open through no readable descriptor: no lock of SQLite's is on it.
-                result = FileScan.readRegularFile(link)
-            }
+            guard (info.st_mode & S_IFMT) == S_IFREG, Self.isReadable(descriptor) else { return .notRegular }
+            let result = FileScan.readAll(descriptor)
             guard case .failed = result else { return result }
             var now = stat()
             let same = fstat(descriptor, &now) == 0 && FileID(now) == FileID(info)
@@ -185,5 +199,25 @@ enum FileScan {
             }
             contents.append(contentsOf: buffer[0..<count])
         }
+    }
+
+    /// Which of `paths` hold `marker`, searched by a child process (`grep`): for files in folders other tests share,
+    /// which this process must not open (a close would drop the locks another test's connection holds on them).
+    static func filesContaining(_ marker: String, in paths: [String]) throws -> [String] {
+        guard !paths.isEmpty else { return [] }
+        let grep = Process()
+        grep.executableURL = URL(fileURLWithPath: "/bin/grep")
+        // -l: names only; -s: a file gone meanwhile is no error message; -F -a: the marker as bytes, in any file.
+        grep.arguments = ["-l", "-s", "-F", "-a", "-e", marker, "--"] + paths
+        let output = Pipe()
+        grep.standardOutput = output
+        try grep.run()
+        let names = output.fileHandleForReading.readDataToEndOfFile()
+        grep.waitUntilExit()
+        // 0: found, 1: none, 2: a file could not be read (gone since it was listed): what was read still counts.
+        guard [0, 1, 2].contains(grep.terminationStatus) else {
+            throw UnreadableFile(description: "grep ended with status \(grep.terminationStatus)")
+        }
+        return String(decoding: names, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 }
