@@ -124,7 +124,7 @@ enum FileScan {
                 var now = stat()
                 guard fstat(descriptor, &now) == 0, FileID(now) == id else { continue }
                 let result = FileScan.readAll(descriptor)
-                if case .failed = result, fstat(descriptor, &now) != 0 || FileID(now) != id { continue }
+                if case .failed(_, let code) = result, Self.changedUnderfoot.contains(code) { continue }
                 return result
             }
             return nil
@@ -166,11 +166,16 @@ enum FileScan {
             guard descriptor >= 0, fstat(descriptor, &info) == 0 else { return .failed(operation: "examine", code: EBADF) }
             guard (info.st_mode & S_IFMT) == S_IFREG, Self.isReadable(descriptor) else { return .notRegular }
             let result = FileScan.readAll(descriptor)
-            guard case .failed = result else { return result }
-            var now = stat()
-            let same = fstat(descriptor, &now) == 0 && FileID(now) == FileID(info)
-            return same ? result : .failed(operation: "read", code: EBADF)
+            guard case .failed(_, let code) = result else { return result }
+            // A regular file this process reads through its own descriptor fails only when the number named something
+            // else by the time of the read, even if it names the same file again now (closed, reused by a folder,
+            // reopened: seen under the sanitizers): closed meanwhile. Any other error is the file's own.
+            return Self.changedUnderfoot.contains(code) ? .failed(operation: "read", code: EBADF) : result
         }
+
+        /// What `pread` answers on a descriptor that no longer names the regular file it named: closed (`EBADF`),
+        /// now a folder (`EISDIR`), something that cannot be read at an offset (`ESPIPE`, `EINVAL`, `ENXIO`).
+        static let changedUnderfoot: Set<Int32> = [EBADF, EISDIR, ESPIPE, EINVAL, ENXIO]
     }
 
     /// The whole of `path` if it is a regular file (following symbolic links, /proc's descriptor links included),
