@@ -37,6 +37,7 @@ let package = Package(
             dependencies: [
                 "SQLCipherKitObservability",
                 .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]

@@ -88,6 +88,37 @@ struct DatabaseObserverRedactionTests {
               + "\(found.count) found; the planted literal found \(Self.occurrences(of: [planted], in: texts).count) time(s)")
     }
 
+    @Test("under every cipher configuration: bound values, a failure, VACUUM INTO (keyed URI refused, plain copy), a backup: no secret in any event", arguments: CipherConfiguration.all)
+    func noSecretsUnderEveryConfiguration(_ configuration: CipherConfiguration) throws {
+        let folder = try TemporaryDirectory()
+        let recorder = Recorder()
+        var settings = configuration.database()
+        settings.observer = recorder
+        let secrets = ["bound-\(UUID().uuidString)", "failing-\(UUID().uuidString)", "uri\(UUID().uuidString.prefix(8))"]
+        let planted = "planted-\(UUID().uuidString)"
+        let db = try Database(path: folder.file("c.db"), key: try configuration.makeKey(), configuration: settings)
+        try db.execute("CREATE TABLE t(x UNIQUE)")
+        try db.execute("INSERT INTO t VALUES (?)", [secrets[0]])
+        _ = try db.fetchAll("SELECT * FROM t WHERE x = ?", [secrets[0]])
+        #expect(thrownError { try db.execute("INSERT INTO t VALUES (?)", [secrets[0]]) }?.kind == .constraint)
+        #expect(thrownError { try db.execute("INSERT INTO nowhere VALUES (?)", [secrets[1]]) } != nil)
+        #expect(thrownError { try db.execute("VACUUM INTO 'file:\(folder.file("k.db"))?key=\(secrets[2])'") }?.kind == .misuse)
+        try db.execute("VACUUM INTO ?", [folder.file("copy.db")])
+        try db.backup(to: folder.file("backup.db"), key: try configuration.makeKey(0x22))
+        _ = try db.fetchAll("SELECT '\(planted)'")
+        db.close()
+        let texts = recorder.allEventTexts()
+        // The keys' own bytes as the matrix makes them (hex), and the matrix's passphrases.
+        let keyBytes = [UInt8(0x11), 0x22].map { seed in
+            (0..<32).map { String(format: "%02x", UInt8(truncatingIfNeeded: Int($0) * 7 + Int(seed))) }.joined()
+        }
+        let found = Self.occurrences(of: secrets + keyBytes + ["matrix passphrase"], in: texts)
+        #expect(found.isEmpty, "secrets in events under \(configuration.name): \(found)")
+        #expect(Self.occurrences(of: [planted], in: texts).count == 1, "the control: the planted literal, found once")
+        #expect(recorder.statements.contains { $0.operation == "VACUUM" && $0.sql.isEmpty })
+        #expect(recorder.statements.contains { $0.sql == "VACUUM INTO ?" && $0.resultCode == 0 })
+    }
+
     @Test("10,000 distinct statements name at most the fixed set of operations")
     func boundedOperations() throws {
         let recorder = Recorder()

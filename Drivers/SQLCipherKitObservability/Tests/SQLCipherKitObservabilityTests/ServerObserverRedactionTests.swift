@@ -2,6 +2,7 @@ import Foundation
 import InMemoryLogging
 import InMemoryTracing
 import Logging
+import Metrics
 import MetricsTestKit
 import SQLCipherKit
 import SQLCipherKitObservability
@@ -88,6 +89,14 @@ struct ServerObserverRedactionTests {
             }
         }
         let series = Self.metricTexts(scene.metrics)
+        // The count's control, in the same run: a label holding each statement's text makes a series per statement,
+        // and the count sees every one.
+        let control = TestMetrics()
+        for index in 0..<1_000 {
+            Metrics.Timer(label: "db.client.operation.duration", dimensions: [("db.query.text", "SELECT \(index)")],
+                          factory: control).recordNanoseconds(1)
+        }
+        #expect(Self.metricTexts(control).count == 1_000)
         let operations = scene.metrics.timers(label: "db.client.operation.duration")
         // CREATE, PRAGMA (the open's), INSERT, SELECT, UPDATE, DELETE: one series each (the failed INSERTs never
         // ran: they fail while prepared, so they are not statements that ran).
