@@ -194,10 +194,11 @@ SQLCipherKit $PROJECT_VERSION built in ${seconds}s
   bundle:    $dist/SQLCipherEngine.artifactbundle (SE-0482 static library, libcrypto inside, for SwiftPM)
   manifest:  $dist/MANIFEST.json
   verified:  codec symbols, downstream link, encrypted file, cipher_version self-check
-  packages:  $dist/swiftpm/ (SQLCipherKit, FluentSQLCipherDriver: tag their repositories $PROJECT_VERSION)
+  packages:  $dist/swiftpm/ (SQLCipherKit, FluentSQLCipherDriver, SQLCipherKitObservability: tag their
+             repositories $PROJECT_VERSION)
 EOF
     [ -n "${SQLCIPHERKIT_PACKAGE_URL:-}" ] || cat <<EOF
-  note:      the driver package names SQLCipherKit at a placeholder URL; to publish it, build with
+  note:      the driver and bridge packages name SQLCipherKit at a placeholder URL; to publish them, build with
              SQLCIPHERKIT_PACKAGE_URL=<the release package's repository URL>, the URL apps will use
 EOF
 }

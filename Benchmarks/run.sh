@@ -53,12 +53,15 @@ report() {
     $output_given || output="$work/fluent-only.md"
   fi
   swift build -c release --package-path "$here" --product BenchmarkReport >/dev/null
-  # The load benchmark's section (Benchmarks/Load/run.sh) is not this run's: kept as it is.
-  local load=false
+  # The load benchmark's sections (Benchmarks/Load/run.sh, and its --observability) are not this run's: kept.
+  local load=false observed=false
   ! python3 "$here/Load/report.py" --extract "$output" --section "$work/load-section.md" || load=true
+  ! python3 "$here/Load/report.py" --observability --extract "$output" --section "$work/observed-section.md" \
+    || observed=true
   "$here/.build/release/BenchmarkReport" --output "$output" --facts "$work/facts" --machine "$work/machine.txt" \
     --command "$(cat "$work/command.txt")" --notes "$here/ANALYSIS.md" "${mode[@]}" "$work"/pass*/
   ! $load || python3 "$here/Load/report.py" --splice "$output" --section "$work/load-section.md"
+  ! $observed || python3 "$here/Load/report.py" --observability --splice "$output" --section "$work/observed-section.md"
 }
 if $report_only; then
   [ -f "$work/machine.txt" ] || { echo "no samples in $work: run Benchmarks/run.sh first" >&2; exit 1; }

@@ -34,15 +34,17 @@ def identity(url):
     return re.sub(r"\.git$", "", name)
 
 
-def pinned_versions(root):
-    """The versions of sql-kit and fluent-kit the repository's driver manifest depends on (one place to bump)."""
-    with open(os.path.join(root, DRIVER, "Package.swift"), encoding="utf-8") as handle:
+def pinned_versions(root, package=DRIVER, names=("sql-kit", "fluent-kit")):
+    """The versions of the packages `names` that the repository's manifest of `package` depends on (one place to
+    bump): {name: (url, version)}. The driver's sql-kit and fluent-kit by default."""
+    with open(os.path.join(root, package, "Package.swift"), encoding="utf-8") as handle:
         text = handle.read()
     versions = {}
-    for name in ("sql-kit", "fluent-kit"):
-        match = re.search(r'\.package\(url: "(https://github\.com/vapor/' + name + r')", from: "([0-9.]+)"\)', text)
+    for name in names:
+        match = re.search(r'\.package\(url: "(https://github\.com/[A-Za-z0-9_.-]+/' + re.escape(name) + r')", from: "([0-9.]+)"\)',
+                          text)
         if not match:
-            raise SystemExit(f"driver_package.py: {DRIVER}/Package.swift names no version of {name}")
+            raise SystemExit(f"{os.path.basename(__file__)}: {package}/Package.swift names no version of {name}")
         versions[name] = (match.group(1), match.group(2))
     return versions
 

@@ -6,7 +6,9 @@ Per architecture: each archive names the target triple it is built for (sqlciphe
 itself or on each file of a folder artifact), and OpenSSL is one component per architecture (its version and
 Debian package for that architecture), each artifact depending on the ones it carries or needs. The Fluent driver's
 source package (swiftpm/FluentSQLCipherDriver) depends on the release package and on the Swift packages it requires
-and does not ship (sql-kit, fluent-kit: scope "excluded", their lowest versions from the driver's manifest).
+and does not ship (sql-kit, fluent-kit: scope "excluded", their lowest versions from the driver's manifest); the
+observability bridge's (swiftpm/SQLCipherKitObservability) likewise on swift-log, swift-metrics and
+swift-distributed-tracing.
 
     sbom.py --out FILE --facts FACTS.json
 
@@ -20,6 +22,7 @@ import os
 import uuid
 
 from driver_package import pinned_versions
+from observability_package import requirements as bridge_requirements
 
 SPEC_VERSION = "1.6"
 
@@ -161,6 +164,19 @@ def main():
             "purl": f"pkg:swift/{location}@{version}",
         })
 
+    # What the observability bridge's package requires and does not ship (swift-log, swift-metrics,
+    # swift-distributed-tracing), from the repository's bridge manifest.
+    observability_requirements = bridge_requirements(facts["root"])
+    for name, (url, version) in sorted(observability_requirements.items()):
+        location = url.split("://", 1)[-1].removesuffix(".git")
+        components.append({
+            "bom-ref": f"swiftpm-requirement:{name}", "type": "library", "name": name, "version": version,
+            "scope": "excluded", "licenses": [{"license": {"id": "Apache-2.0"}}],
+            "description": f"a Swift package swiftpm/SQLCipherKitObservability requires (from: {version}); "
+                           "resolved and built by the consumer, not shipped",
+            "purl": f"pkg:swift/{location}@{version}",
+        })
+
     # The artifacts of dist/SQLCipherKit/: what each contains (bom-refs) and what OpenSSL it carries or needs.
     system, folded = facts["opensslSystemNote"], facts["opensslFoldedNote"]
     core = ["sqlcipherkit", "sqlcipher", "sqlite"]
@@ -187,6 +203,13 @@ def main():
                         "package and the Swift packages it requires, none of which it ships",
          "contains": ["sqlcipherkit"], "openssl": system,
          "needs": ["artifact:swiftpm/SQLCipherKit"] + [f"swiftpm-requirement:{name}" for name in driver_requirements]},
+        {"path": "swiftpm/SQLCipherKitObservability",
+         "description": "source package (SwiftPM): SQLCipherKit's observer to swift-log, swift-metrics and "
+                        "swift-distributed-tracing; builds against the release package and the Swift packages it "
+                        "requires, none of which it ships",
+         "contains": ["sqlcipherkit"], "openssl": system,
+         "needs": ["artifact:swiftpm/SQLCipherKit"]
+                  + [f"swiftpm-requirement:{name}" for name in observability_requirements]},
     ]
     dependencies = []
     for artifact in artifacts:

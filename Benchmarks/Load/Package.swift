@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import Foundation
 import PackageDescription
 
@@ -26,6 +26,12 @@ let package = Package(
         .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
         .package(url: "https://github.com/vapor/fluent", from: "4.13.0"),
         .package(url: "https://github.com/vapor/fluent-sqlite-driver", exact: "4.9.0"),
+        // What VaporTodo reports (its TodoObservability and TodoTelemetry): this checkout's bridge by path,
+        // swift-prometheus and swift-otel (OTLP/HTTP only), as Examples/VaporTodo names them.
+        .package(name: "SQLCipherKitObservability", path: "../../Drivers/SQLCipherKitObservability"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // Examples/VaporTodo/Sources/VaporTodo through the link Sources/VaporTodo.
@@ -36,6 +42,10 @@ let package = Package(
                 .product(name: "FluentSQLCipherDriver", package: "FluentSQLCipherDriver"),
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Fluent", package: "fluent"),
+                .product(name: "SQLCipherKitObservability", package: "SQLCipherKitObservability"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The server: VaporTodo's configure on the database TODO_LOAD_DATABASE names, seeded at boot.

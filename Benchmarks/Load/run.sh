@@ -8,6 +8,10 @@
 #                          [--mixes "read write"] [--storage "disk tmpfs"] [--todos N] [--output FILE]
 #   Benchmarks/Load/run.sh --quick        # 1 round of 3 s per run, for iteration (its section to .build/load/quick.md)
 #   Benchmarks/Load/run.sh --report-only  # rewrite the section from the last run's results (after editing ANALYSIS.md)
+#   Benchmarks/Load/run.sh --observability [options above]
+#       the encrypted database with and without what VaporTodo reports (metrics through swift-prometheus, traces
+#       through swift-otel to an OTLP/HTTP receiver on the loopback, Tests/Examples/otlp-traces.py), side by side;
+#       writes the section "Load: observability on" of BENCHMARKS.md (its results in .build/load-observability)
 #
 # Every run (one database, one connection count, one mix, one storage) starts its own server on a fresh database
 # file, on the repository's disk (disk: Benchmarks/Load/.build/load/data, where a server's files would be) or on
@@ -34,6 +38,7 @@ output="$root/BENCHMARKS.md"
 output_given=false
 report_only=false
 quick=false
+observability=false
 command_line=$(echo "Benchmarks/Load/run.sh $*" | sed 's/ *$//')
 
 while [ $# -gt 0 ]; do
@@ -48,17 +53,21 @@ while [ $# -gt 0 ]; do
     --output) output=$2; output_given=true; shift 2 ;;
     --quick) quick=true; rounds=1; duration=3; warmup=1; shift ;;
     --report-only) report_only=true; shift ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    --observability) observability=true; shift ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 64 ;;
   esac
 done
+if $observability; then work="$here/.build/load-observability"; fi
 if $quick && ! $output_given; then output="$work/quick.md"; fi
 
 report() {
-  python3 "$here/report.py" --results "$work/results.tsv" --facts "$work/facts.txt" --notes "$here/ANALYSIS.md" \
-    --section "$work/section.md"
-  python3 "$here/report.py" --splice "$output" --section "$work/section.md"
-  echo "wrote the section \"Load: the Vapor todo app under wrk\" of $output"
+  local kind=() title="Load: the Vapor todo app under wrk"
+  if $observability; then kind=(--observability); title="Load: observability on"; fi
+  python3 "$here/report.py" "${kind[@]}" --results "$work/results.tsv" --facts "$work/facts.txt" \
+    --notes "$here/ANALYSIS.md" --section "$work/section.md"
+  python3 "$here/report.py" "${kind[@]}" --splice "$output" --section "$work/section.md"
+  echo "wrote the section \"$title\" of $output"
 }
 if $report_only; then
   [ -f "$work/results.tsv" ] || { echo "no results in $work: run Benchmarks/Load/run.sh first" >&2; exit 1; }
@@ -102,10 +111,19 @@ echo "$command_line" >"$work/command.txt"
 
 # unencrypted-ungrouped: the unencrypted pool with its group commit off (issue 46), the same engine side by side.
 variants=(encrypted unencrypted unencrypted-ungrouped fluent-sqlite-driver)
+# --observability: encrypted-observed exports its spans to a receiver on the loopback that keeps their bytes only.
+sink_pid=
+if $observability; then
+  variants=(encrypted encrypted-observed)
+  sink_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  python3 "$root/Tests/Examples/otlp-traces.py" serve --port "$sink_port" --out "$work/spans.bin" &
+  sink_pid=$!
+fi
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 pid=
 cleanup() {
   [ -z "$pid" ] || kill "$pid" 2>/dev/null || true
+  [ -z "$sink_pid" ] || kill "$sink_pid" 2>/dev/null || true
   rm -rf "$tmpfs_dir"
 }
 trap cleanup EXIT
@@ -120,7 +138,9 @@ start_server() {
   local database=$1 waited=0
   rm -f "$db_dir/todo.db" "$db_dir/todo.db-wal" "$db_dir/todo.db-shm" "$db_dir/todo.db-journal"
   local environment=(TODO_LOAD_DATABASE="$database" TODO_DATABASE="$db_dir/todo.db" TODO_LOAD_SEED="$todos")
-  [ "$database" != encrypted ] || environment+=(TODO_KEY_FILE="$work/key")
+  [[ "$database" != encrypted* ]] || environment+=(TODO_KEY_FILE="$work/key")
+  [ "$database" != encrypted-observed ] \
+    || environment+=(OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$sink_port" OTEL_SERVICE_NAME=todo-load-server)
   env -u TODO_KEY_CREDENTIAL -u TODO_KEY_FILE "${environment[@]}" \
     "$server" serve --env production --hostname 127.0.0.1 --port "$port" >"$work/server.log" 2>&1 &
   pid=$!
@@ -167,7 +187,7 @@ stop_server() {
 check_file() {
   local database=$1 header
   header=$(head -c 15 "$db_dir/todo.db" | tr -d '\0')
-  if [ "$database" = encrypted ]; then
+  if [[ "$database" = encrypted* ]]; then
     [ "$header" != "SQLite format 3" ] && ! grep -qaF "seeded todo" "$db_dir/todo.db" && echo encrypted-file
   else
     [ "$header" = "SQLite format 3" ] && echo plain-file
@@ -235,6 +255,7 @@ for round in $(seq 1 "$rounds"); do
         curl -sf "http://127.0.0.1:$port/todos" \
           | python3 -c 'import json, sys; print("\n".join(t["id"] for t in json.load(sys.stdin)))' >"$work/ids.txt"
         rss_boot=$(rss_kb "$pid")
+        spans_before=$(stat -c %s "$work/spans.bin" 2>/dev/null || echo 0)
         wrk_run "$warmup" "$c" "$write_percent" "$round$c$i" >/dev/null
         load_before=$(cut -d' ' -f1 /proc/loadavg)
         rss_before=$(rss_kb "$pid")
@@ -248,8 +269,16 @@ for round in $(seq 1 "$rounds"); do
         load_after=$(cut -d' ' -f1 /proc/loadavg)
         cat "$work/wrk.out" >>"$work/wrk.log"
         drain_server
+        observed=
+        if [ "$database" = encrypted-observed ]; then
+          # What the run reported: /metrics counts its statements, and spans reached the receiver meanwhile.
+          curl -sf "http://127.0.0.1:$port/metrics" | grep -qE '^db_client_operation_duration_count\{.*\} [1-9]' \
+            || observed=,no-metrics
+          spans_after=$(stat -c %s "$work/spans.bin" 2>/dev/null || echo 0)
+          [ "$spans_after" -gt "$spans_before" ] || observed=$observed,no-spans
+        fi
         stop_server
-        file=$(check_file "$database" || echo WRONG-FILE)${shutdown:+,$shutdown}
+        file=$(check_file "$database" || echo WRONG-FILE)${shutdown:+,$shutdown}$observed
         result=$(grep -m1 '^RESULT ' "$work/wrk.out") || { cat "$work/wrk.out" >&2; exit 1; }
         cpu_s=$(python3 -c "print(round(($cpu_after - $cpu_before) / $ticks_per_second, 2))")
         python3 - "$result" <<PY >>"$work/results.tsv"

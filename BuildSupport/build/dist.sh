@@ -102,7 +102,8 @@ stage_dist() {
     stage_modules "$STAGING"
 }
 
-# The staged artifact's bundle, notices, release packages (and the Fluent driver's beside them), manifest and SBOM.
+# The staged artifact's bundle, notices, release packages (and the Fluent driver's and the observability bridge's
+# beside them), manifest and SBOM.
 package_dist() {
     local staging=$1 engine triple bundle=$1/SQLCipherEngine.artifactbundle
     engine=$(realpath "$2")
@@ -112,6 +113,7 @@ package_dist() {
     write_notices "$staging"
     write_release_packages "$staging" "$triple" "$bundle"
     write_driver_package "$staging"
+    write_observability_package "$staging"
     write_manifest "$staging" "$triple"
     write_sbom "$staging"
 }

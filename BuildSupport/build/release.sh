@@ -45,6 +45,16 @@ write_driver_package() {
         || die "could not write the FluentSQLCipherDriver package"
 }
 
+# dist/SQLCipherKit/swiftpm/SQLCipherKitObservability/: the bridge to swift-log, swift-metrics and
+# swift-distributed-tracing (Drivers/SQLCipherKitObservability), depending on the release package by URL and version
+# (BuildSupport/observability_package.py), so that the release package keeps no dependency.
+write_observability_package() {
+    local dist=$1
+    python3 "$ROOT/BuildSupport/observability_package.py" --out "$dist/swiftpm/SQLCipherKitObservability" \
+        --root "$ROOT" --sqlcipherkit-url "$PACKAGE_URL" --version "$PROJECT_VERSION" \
+        || die "could not write the SQLCipherKitObservability package"
+}
+
 # dist/SQLCipherKit/sbom.cdx.json (CycloneDX, BuildSupport/sbom.py) from the facts this build knows.
 write_sbom() {
     local dist=$1 facts=$BUILD_DIR/sbom-facts.json url f

@@ -225,6 +225,14 @@ struct ReleasePackageTests {
         #expect(Set(driverNeeds).isSuperset(of: ["artifact:swiftpm/SQLCipherKit", "swiftpm-requirement:sql-kit",
                                                  "swiftpm-requirement:fluent-kit"]), "\(driverNeeds)")
 
+        // The observability bridge's package: the release package and its three Swift packages, not shipped.
+        let bridgeNeeds = (sbom["dependencies"] as? [[String: Any]] ?? [])
+            .first { $0["ref"] as? String == "artifact:swiftpm/SQLCipherKitObservability" }?["dependsOn"] as? [String]
+            ?? []
+        #expect(Set(bridgeNeeds) == ["sqlcipherkit", "artifact:swiftpm/SQLCipherKit", "swiftpm-requirement:swift-log",
+                                     "swiftpm-requirement:swift-metrics",
+                                     "swiftpm-requirement:swift-distributed-tracing"], "\(bridgeNeeds)")
+
         // The control: the validator is not a rubber stamp.
         let folder = try TemporaryDirectory()
         var broken = sbom

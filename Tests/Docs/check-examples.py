@@ -4,7 +4,7 @@
 Needs ./build-sqlcipher.sh's dist/SQLCipherKit (the test command builds it first) and Vendor/build/pin.json.
 
 1. Versions. Every `.package(url: "…/NAME", from: "X.Y.Z")` line for one of SQLCipherKit's packages (NAME
-   SQLCipherKit, SQLCipherKit-openssl-inside or FluentSQLCipherDriver, `.git` or not) in every Markdown document
+   SQLCipherKit, SQLCipherKit-openssl-inside, FluentSQLCipherDriver or SQLCipherKitObservability, `.git` or not) in every Markdown document
    git lists (tracked or new, as check-links.py finds them: the README, both DocC catalogues, the Examples'
    READMEs) and in the READMEs the build generated under dist/SQLCipherKit/swiftpm/ must name the version the
    build wrote (`sqlcipherKitVersion` in pin.json: Engine.sqlcipherKitVersion, the one line that defines it). A
@@ -52,14 +52,14 @@ CATALOGUE = "Sources/SQLCipherKit/Documentation.docc"
 COMPILED_MODES = {"README.md": "blocks", f"{CATALOGUE}/Durability.md": "blocks",
                   f"{CATALOGUE}/MigratingAndExporting.md": "blocks", f"{CATALOGUE}/Performance.md": "blocks",
                   f"{CATALOGUE}/PlaintextHeader.md": "blocks", "Examples/systemd/README.md": "blocks"}
-OUR_PACKAGES = ("SQLCipherKit", "SQLCipherKit-openssl-inside", "FluentSQLCipherDriver")
+OUR_PACKAGES = ("SQLCipherKit", "SQLCipherKit-openssl-inside", "FluentSQLCipherDriver", "SQLCipherKitObservability")
 # The documents whose dependency lines a newcomer pastes: each must name at least one (a check that finds none there
-# would pass without checking anything), as must every README the build generates (three: both release packages and
-# the driver's).
+# would pass without checking anything), as must every README the build generates (four: both release packages, the
+# driver's and the observability bridge's).
 MUST_NAME = ("README.md", "Sources/SQLCipherKit/Documentation.docc/LinkingSQLCipherKit.md",
              "Drivers/FluentSQLCipherDriver/Sources/FluentSQLCipherDriver/FluentSQLCipherDriver.docc/"
-             "MovingFromFluentSQLiteDriver.md")
-GENERATED_READMES = 3
+             "MovingFromFluentSQLiteDriver.md", "Sources/SQLCipherKit/Documentation.docc/Observability.md")
+GENERATED_READMES = 4
 # Any line that names one of our packages in a `.package(url:` call (a `path:` one has no version): what
 # PACKAGE_LINE cannot read (`exact:`, a range, `from:` on the next line) fails rather than going unchecked.
 ANY_PACKAGE_CALL = re.compile(r'\.package\(\s*url:.*?"[^"]*/(' + "|".join(re.escape(name) for name in OUR_PACKAGES)

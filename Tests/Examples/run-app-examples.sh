@@ -10,6 +10,10 @@
 #   - the key from a systemd credential ($CREDENTIALS_DIRECTORY, as LoadCredential= provides it): a todo created
 #     and listed with curl, the server stopped with SIGTERM, the file encrypted (no SQLite header, no marker), the
 #     key in none of the server's output at log level trace;
+#   - what an operator sees (issue 47), in that same run: /metrics (swift-prometheus) counting the create's INSERT,
+#     the pool's writer waits, and holding neither the key nor the todo's title; the traces swift-otel exported to
+#     an OTLP/HTTP receiver (Tests/Examples/otlp-traces.py, JSON): the request's server span, every INSERT span
+#     below it in its trace, neither secret in any span, each check first seen failing on a planted copy;
 #   - no sqlite-nio or sqlite-kit in the resolved graph;
 #   - VaporTodo and HummingbirdTodo under load, by Tests/Examples/load-safety.py (about two and a half minutes):
 #     first its controls on a stub server (a planted 500, a planted answer that kills its clients, a planted leak:
@@ -30,6 +34,9 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 EXAMPLES=${APP_EXAMPLES:-FluentDriverConsumer VaporTodo HummingbirdTodo}
 # The examples whose server also runs Tests/Examples/load-safety.py (about two minutes each with a debug build).
 LOAD_SAFETY="VaporTodo HummingbirdTodo"
+# The examples that serve /metrics and export traces (over OTLP/HTTP, when an endpoint is set), with the name of the
+# request span their framework's tracing middleware gives a create (Vapor: the route; Hummingbird: its path).
+declare -A OBSERVED=([VaporTodo]="POST /todos" [HummingbirdTodo]="/todos")
 
 # shellcheck source=../Support/checks.sh
 source "$ROOT/Tests/Support/checks.sh"
@@ -132,6 +139,18 @@ start_server() {
     done
 }
 
+# The server on port $2 serves /metrics (swift-prometheus) with the database's figures by OpenTelemetry's names
+# after example $1's create and list, and neither the key $3 nor the todo's title $4 (a bound value) in it.
+observed_metrics() {
+    local name=$1 port=$2 file=$WORK/$1.metrics
+    curl -sf "http://127.0.0.1:$port/metrics" >"$file"
+    check "$name: /metrics counts the create's INSERT (db_client_operation_duration by db_operation_name)" \
+        grep -qE '^db_client_operation_duration_count\{.*db_operation_name="INSERT".*\} [1-9]' "$file"
+    check "$name: /metrics has the pool's writer waits and the committed transactions" \
+        grep -qE '^db_client_connection_wait_time_count\{.*writer.*\} [1-9]' "$file"
+    check "$name: /metrics holds neither the key nor the todo's title" holds_none "$file" "$3" "$4"
+}
+
 # Stops the server with SIGTERM, as systemd does; returns its exit status.
 stop_server() {
     local status
@@ -201,17 +220,38 @@ run_example() {
     marker="$name-marker-$RANDOM$RANDOM$RANDOM"
     RUN_ENV=(-u TODO_KEY_FILE CREDENTIALS_DIRECTORY="$data/credentials" TODO_KEY_CREDENTIAL=todo-key
              TODO_DATABASE="$data/todo.db" LOG_LEVEL=trace)
+    # What an operator sees: traces exported over OTLP/HTTP to a receiver (Tests/Examples/otlp-traces.py).
+    local traces=$WORK/$name.traces.jsonl receiver=
+    if [ -n "${OBSERVED[$name]:-}" ]; then
+        local tport
+        tport=$(free_port)
+        python3 "$ROOT/Tests/Examples/otlp-traces.py" serve --port "$tport" --out "$traces" &
+        receiver=$!
+        RUN_ENV+=(OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$tport" OTEL_EXPORTER_OTLP_PROTOCOL=http/json
+                  OTEL_BSP_SCHEDULE_DELAY=200)
+    fi
     if start_server "$program" "$port" "${serve[@]}"; then
         curl -sf -X POST -H 'Content-Type: application/json' -d "{\"title\": \"$marker\"}" \
             "http://127.0.0.1:$port/todos" >"$WORK/created.json"
         check "$name: with the key from a systemd credential, a todo created and listed with curl" \
             grep -qF -- "$marker" <(curl -sf "http://127.0.0.1:$port/todos")
+        [ -z "$receiver" ] || observed_metrics "$name" "$port" "$key" "$marker"
         check "$name: the server stops on SIGTERM with status 0" stop_server
         check "$name: after it, the file is encrypted (no SQLite header, no marker)" encrypted "$data/todo.db" "$marker"
         check "$name: the key is in none of the server's output (log level trace)" holds_none "$WORK/server.log" "$key"
+        if [ -n "$receiver" ]; then
+            if [ -s "$traces" ]; then
+                python3 "$ROOT/Tests/Examples/otlp-traces.py" check "$traces" --route "${OBSERVED[$name]}" \
+                    --secret "$key" --secret "$marker" >"$WORK/$name.traces.log" 2>&1
+                relay_checks "$name: traces: " "$WORK/$name.traces.log"
+            else
+                fail "$name: traces: the server exported spans to the OTLP/HTTP receiver"
+            fi
+        fi
     else
         fail "$name: with the key from a systemd credential, the server starts: $(tail -c 600 "$WORK/server.log")"
     fi
+    [ -z "$receiver" ] || { kill "$receiver" 2>/dev/null; wait "$receiver" 2>/dev/null; }
     (umask 077 && printf 'another key\n' >"$data/credentials/other-key") && chmod 400 "$data/credentials/other-key"
     RUN_ENV=(-u TODO_KEY_FILE CREDENTIALS_DIRECTORY="$data/credentials" TODO_KEY_CREDENTIAL=other-key
              TODO_DATABASE="$data/todo.db")
@@ -314,9 +354,9 @@ run_driver_articles() {
 }
 
 # What each example must have passed at least (its tests and checks when this was written; issue 45 added
-# load-safety.py's four controls and its two "every create answered 201" checks): an example that silently runs
-# less fails.
-declare -A MINIMUM=([FluentDriverConsumer]=9 [VaporTodo]=25 [HummingbirdTodo]=25)
+# load-safety.py's four controls and its two "every create answered 201" checks; issue 47 each app's two /metrics
+# tests, three /metrics checks and five traces lines, two of them controls): an example that silently runs less fails.
+declare -A MINIMUM=([FluentDriverConsumer]=9 [VaporTodo]=35 [HummingbirdTodo]=35)
 identity_control
 for example in $EXAMPLES; do
     if [ "$example" = FluentDriverConsumer ]; then run_consumer; else run_example "$example"; fi

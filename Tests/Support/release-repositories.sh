@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The two packages build-sqlcipher.sh writes under dist/SQLCipherKit/swiftpm/, as their release repositories would
+# The packages build-sqlcipher.sh writes under dist/SQLCipherKit/swiftpm/, as their release repositories would
 # hold them, for a consumer outside the repository that depends on them as the docs say (the Moving article's
 # `.package(url: …, from: VERSION)` lines, their URLs pointed here: Tests/Support/use-release-repositories.py):
 #   OUT/SQLCipherKit           the release package, copied as shipped
@@ -8,6 +8,8 @@
 #                              with that URL), as the docs tell a publisher to build it: its manifest names
 #                              SQLCipherKit by the same URL as the app's line, so SwiftPM sees one package (with the
 #                              placeholder URL it warns "Conflicting identity", to become an error; issue 48)
+#   OUT/SQLCipherKitObservability  the observability bridge's package, written the same way
+#                              (BuildSupport/observability_package.py)
 # each a git repository with one commit, tagged with the version the build wrote (Engine.sqlcipherKitVersion, in
 # Vendor/build/pin.json). Used by Tests/Examples/run-app-examples.sh.
 #
@@ -26,8 +28,10 @@ VERSION=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["sqlc
 cp -R "$PACKAGES/SQLCipherKit" "$OUT/SQLCipherKit"
 python3 "$ROOT/BuildSupport/driver_package.py" --out "$OUT/FluentSQLCipherDriver" --root "$ROOT" \
     --sqlcipherkit-url "file://$OUT/SQLCipherKit" --version "$VERSION"
-for name in SQLCipherKit FluentSQLCipherDriver; do
+python3 "$ROOT/BuildSupport/observability_package.py" --out "$OUT/SQLCipherKitObservability" --root "$ROOT" \
+    --sqlcipherkit-url "file://$OUT/SQLCipherKit" --version "$VERSION"
+for name in SQLCipherKit FluentSQLCipherDriver SQLCipherKitObservability; do
     (cd "$OUT/$name" && git init -q && git add -A \
         && git -c user.name=release -c user.email=release@example.invalid commit -q -m release && git tag "$VERSION")
 done
-echo "release-repositories.sh: $OUT/SQLCipherKit and $OUT/FluentSQLCipherDriver, tagged $VERSION"
+echo "release-repositories.sh: $OUT/SQLCipherKit, $OUT/FluentSQLCipherDriver and $OUT/SQLCipherKitObservability, tagged $VERSION"

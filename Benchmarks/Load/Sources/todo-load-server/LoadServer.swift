@@ -18,6 +18,10 @@ enum LoadDatabase: String, CaseIterable, Sendable {
     /// As `unencrypted`, with the pool's group commit off (`GroupCommit.off`): each write commits on its own, as
     /// before issue 46, measured side by side with the default.
     case unencryptedUngrouped = "unencrypted-ungrouped"
+    /// As `encrypted`, with what VaporTodo's own entry point reports (``TodoTelemetry``): metrics through
+    /// swift-prometheus, and traces through swift-otel to the OTLP/HTTP endpoint run.sh sets, a server span per
+    /// request and a span per statement and transaction. Measured side by side with `encrypted`.
+    case encryptedObserved = "encrypted-observed"
 }
 
 /// `todo-load-server serve --hostname H --port P` (any Vapor command): Examples/VaporTodo's app on the database
@@ -41,9 +45,15 @@ enum LoadServer {
             let path = variables[TodoSettings.databaseVariable] ?? "todo.db"
             let timings = variables[RouteTimings.variable].map(RouteTimings.init(file:))
             if let timings { app.middleware.use(timings, at: .beginning) }
+            var telemetry: TodoTelemetry?
             switch database {
             case .encrypted:
                 try await configure(app, settings: TodoSettings(environment: variables))
+            case .encryptedObserved:
+                let made = try TodoTelemetry(environment: variables, logger: app.logger)
+                telemetry = made
+                try await configure(app, settings: TodoSettings(environment: variables),
+                                    observability: made.observability)
             case .unencrypted:
                 try await configure(app, database: try .sqlcipher(unencryptedPath: path), as: .sqlcipher)
             case .unencryptedUngrouped:
@@ -58,6 +68,7 @@ enum LoadServer {
             FileHandle.standardOutput.write(Data("engine: \(database.rawValue): \(engine)\n".utf8))
             try await app.execute()
             try timings?.write()
+            await telemetry?.shutdown()
         } catch {
             FileHandle.standardError.write(Data("todo-load-server: \(error)\n".utf8))
             try? await app.asyncShutdown()

@@ -12,12 +12,14 @@ import SQLCipherKit
 ///
 /// - Throws: ``TodoBootError`` when the key cannot be read or does not open the database.
 public func buildApplication(settings: TodoSettings, server: ApplicationConfiguration = .init(),
-                             logger: Logger = Logger(label: "hummingbird-todo")) async throws
+                             logger: Logger = Logger(label: "hummingbird-todo"),
+                             telemetry: TodoTelemetry? = nil) async throws
     -> some ApplicationProtocol {
     let key = try settings.key()
     let factory: DatabaseConfigurationFactory
     do {
-        factory = try .sqlcipher(path: settings.databasePath, key: key)
+        factory = try .sqlcipher(path: settings.databasePath, key: key,
+                                 configuration: telemetry?.poolConfiguration ?? .init())
     } catch {
         throw TodoBootError("cannot open the database '\(settings.databasePath)': \(error)")
     }
@@ -29,8 +31,12 @@ public func buildApplication(settings: TodoSettings, server: ApplicationConfigur
                             on: databases.eventLoopGroup.any())
 
     let router = Router(context: BasicRequestContext.self)
+    telemetry?.register(on: router)
     TodoController(databases: databases).addRoutes(to: router.group("todos"))
     var app = Application(router: router, configuration: server, logger: logger)
+    // swift-otel's exporter before the databases: the app's group shuts its services down in reverse order (the
+    // server, the databases, then this), so the spans of the last requests and of the database's close are exported.
+    if let tracing = telemetry?.tracing { app.addServices(tracing) }
     app.addServices(databases)
     app.beforeServerStarts {
         try await migrator.setupIfNeeded().get()

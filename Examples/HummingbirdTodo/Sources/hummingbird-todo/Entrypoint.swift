@@ -20,8 +20,11 @@ enum Entrypoint {
         var logger = Logger(label: "hummingbird-todo")
         logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         do {
-            let app = try await buildApplication(settings: TodoSettings(environment: ProcessInfo.processInfo.environment),
-                                                 server: .init(address: .hostname(hostname, port: port)), logger: logger)
+            let environment = ProcessInfo.processInfo.environment
+            let telemetry = try TodoTelemetry(environment: environment, logger: logger)
+            let app = try await buildApplication(settings: TodoSettings(environment: environment),
+                                                 server: .init(address: .hostname(hostname, port: port)), logger: logger,
+                                                 telemetry: telemetry)
             try await app.runService()
         } catch {
             fail("hummingbird-todo: \(error)")

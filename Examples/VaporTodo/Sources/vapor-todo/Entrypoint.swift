@@ -4,15 +4,24 @@ import Vapor
 import VaporTodo
 
 /// `vapor-todo serve [--hostname H] [--port P]` (or any Vapor command) with the settings from the environment
-/// (``TodoSettings``). A boot that fails prints why on standard error and exits with status 1.
+/// (``TodoSettings``), metrics at `/metrics` and, with an OTLP endpoint set, traces (``TodoTelemetry``). A boot that fails prints why on standard error and exits with status 1.
 @main
 enum Entrypoint {
     static func main() async throws {
         var environment = try Environment.detect()
         try LoggingSystem.bootstrap(from: &environment)
         let app = try await Application.make(environment)
+        let telemetry: TodoTelemetry
         do {
-            try await configure(app, settings: TodoSettings(environment: ProcessInfo.processInfo.environment))
+            telemetry = try TodoTelemetry(environment: ProcessInfo.processInfo.environment, logger: app.logger)
+        } catch {
+            FileHandle.standardError.write(Data("vapor-todo: cannot start the traces' exporter: \(error)\n".utf8))
+            try? await app.asyncShutdown()
+            exit(1)
+        }
+        do {
+            try await configure(app, settings: TodoSettings(environment: ProcessInfo.processInfo.environment),
+                                observability: telemetry.observability)
             try await app.execute()
             // Vapor's own shutdown closes the databases (Fluent's lifecycle handler) before it stops the HTTP
             // server (the serve command, kept in the app's storage): under load, a request that comes in between
@@ -23,8 +32,11 @@ enum Entrypoint {
         } catch {
             FileHandle.standardError.write(Data("vapor-todo: \(error)\n".utf8))
             try? await app.asyncShutdown()
+            await telemetry.shutdown()
             exit(1)
         }
         try await app.asyncShutdown()
+        // Last: the spans of the requests and of the database's close are exported before the process ends.
+        await telemetry.shutdown()
     }
 }
