@@ -272,8 +272,8 @@ for round in $(seq 1 "$rounds"); do
         observed=
         if [ "$database" = encrypted-observed ]; then
           # What the run reported: /metrics counts its statements, and spans reached the receiver meanwhile.
-          curl -sf "http://127.0.0.1:$port/metrics" | grep -qE '^db_client_operation_duration_count\{.*\} [1-9]' \
-            || observed=,no-metrics
+          curl -sf "http://127.0.0.1:$port/metrics" | grep -E '^db_client_operation_duration_count\{.*\} [1-9]' \
+            >/dev/null || observed=,no-metrics
           spans_after=$(stat -c %s "$work/spans.bin" 2>/dev/null || echo 0)
           [ "$spans_after" -gt "$spans_before" ] || observed=$observed,no-spans
         fi
