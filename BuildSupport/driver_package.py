@@ -41,10 +41,10 @@ def pinned_versions(root, package=DRIVER, names=("sql-kit", "fluent-kit")):
         text = handle.read()
     versions = {}
     for name in names:
-        match = re.search(r'\.package\(url: "(https://github\.com/[A-Za-z0-9_.-]+/' + re.escape(name) + r')", from: "([0-9.]+)"\)',
-                          text)
+        pattern = r'\.package\(url: "(https://github\.com/[A-Za-z0-9_.-]+/' + re.escape(name) + r')", from: "([0-9.]+)"\)'
+        match = re.search(pattern, text)
         if not match:
-            raise SystemExit(f"{os.path.basename(__file__)}: {package}/Package.swift names no version of {name}")
+            raise SystemExit(f"pinned_versions: {package}/Package.swift names no version of {name}")
         versions[name] = (match.group(1), match.group(2))
     return versions
 

@@ -36,6 +36,7 @@ def requirements(root):
 
 
 def manifest(sqlcipherkit_url, version, versions):
+    """Package.swift: the bridge's target on SQLCipherKit at sqlcipherkit_url (from: version) and its three packages."""
     products = [f'.product(name: "SQLCipherKit", package: {swift_string(identity(sqlcipherkit_url))})']
     for name, names in REQUIREMENTS.items():
         products += [f".product(name: {swift_string(product)}, package: {swift_string(name)})" for product in names]
@@ -68,6 +69,7 @@ def manifest(sqlcipherkit_url, version, versions):
 
 
 def readme(sqlcipherkit_url, version):
+    """README.md: what the package is, and the lines an app pastes."""
     # As the driver's README: SQLCipherKit at the URL this package's manifest names, this package beside it.
     placeholder = "example.invalid" in sqlcipherkit_url
     sqlcipherkit_line = "https://your.host/SQLCipherKit" if placeholder else sqlcipherkit_url

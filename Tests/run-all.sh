@@ -59,6 +59,10 @@ PROJECT_VARIABLES=(TODO_DATABASE TODO_KEY_FILE TODO_KEY_CREDENTIAL TODO_KEY_FORM
 # export their traces to the test's own receiver only when the test sets one).
 CLEARED_VARIABLES=(ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS SQLITE_TMPDIR CREDENTIALS_DIRECTORY LOG_LEVEL
                    OTEL_EXPORTER_OTLP_ENDPOINT OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
+# And every other OpenTelemetry variable swift-otel reads in the apps (OTEL_SDK_DISABLED or OTEL_TRACES_EXPORTER=none
+# stop their tracing from starting, OTEL_TRACES_SAMPLER=always_off leaves the traces check nothing, a compression the
+# test's receiver does not read…).
+CLEARED_PREFIXES=(OTEL_)
 ALL_PARTS="docs swift pipeline upstream sqlite emulation fuzz sanitized driver observability apps"
 ONLY=$ALL_PARTS NARROWED=() NARROW=0 MODE=run FLUENT_STAGE=
 while [ $# -gt 0 ]; do
@@ -94,7 +98,10 @@ project_variable() {
 [ "$NARROW" = 0 ] || NARROWED+=("--narrow")
 REFUSED=()
 while IFS= read -r variable; do
-    if project_variable "$variable" || [[ " ${CLEARED_VARIABLES[*]} " == *" $variable "* ]]; then
+    cleared=0
+    [[ " ${CLEARED_VARIABLES[*]} " != *" $variable "* ]] || cleared=1
+    for prefix in "${CLEARED_PREFIXES[@]}"; do [[ $variable != "$prefix"* ]] || cleared=1; done
+    if project_variable "$variable" || [ "$cleared" = 1 ]; then
         if [ "$NARROW" = 1 ]; then
             # A key's value is never printed (INTEROP_KEY, TODO_KEY_FILE's neighbours…): its name says it was kept.
             if [[ $variable == *KEY* ]]; then NARROWED+=("$variable (set)"); else NARROWED+=("$variable=${!variable}"); fi

@@ -9,8 +9,8 @@
 #   Benchmarks/Load/run.sh --quick        # 1 round of 3 s per run, for iteration (its section to .build/load/quick.md)
 #   Benchmarks/Load/run.sh --report-only  # rewrite the section from the last run's results (after editing ANALYSIS.md)
 #   Benchmarks/Load/run.sh --observability [options above]
-#       the encrypted database with and without what VaporTodo reports (metrics through swift-prometheus, traces
-#       through swift-otel to an OTLP/HTTP receiver on the loopback, Tests/Examples/otlp-traces.py), side by side;
+#       the encrypted database without and with what VaporTodo reports, side by side: metrics only (swift-prometheus),
+#       and metrics with traces (swift-otel to an OTLP/HTTP receiver on the loopback, Tests/Examples/otlp-traces.py);
 #       writes the section "Load: observability on" of BENCHMARKS.md (its results in .build/load-observability)
 #
 # Every run (one database, one connection count, one mix, one storage) starts its own server on a fresh database
@@ -114,9 +114,11 @@ variants=(encrypted unencrypted unencrypted-ungrouped fluent-sqlite-driver)
 # --observability: encrypted-observed exports its spans to a receiver on the loopback that keeps their bytes only.
 sink_pid=
 if $observability; then
-  variants=(encrypted encrypted-observed)
+  variants=(encrypted encrypted-metrics encrypted-observed)
   sink_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  python3 "$root/Tests/Examples/otlp-traces.py" serve --port "$sink_port" --out "$work/spans.bin" &
+  # Its file on tmpfs: the bytes it appends would otherwise share the disk with the databases being measured.
+  spans_file=$tmpfs_dir/spans.bin
+  python3 "$root/Tests/Examples/otlp-traces.py" serve --port "$sink_port" --out "$spans_file" &
   sink_pid=$!
 fi
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -216,6 +218,11 @@ syncs_stop() {
                   END { print (seen == 2 ? n : -1) }' "$work/perf.csv" 2>/dev/null || echo -1)
 }
 
+# The statements an observed server's /metrics (on standard input) has counted, all operations together.
+operations() {
+  awk 'index($0, "db_client_operation_duration_count{") == 1 { sum += $NF } END { printf "%d\n", sum }'
+}
+
 wrk_run() { # seconds connections write_percent seed
   wrk -t 1 -c "$2" -d "${1}s" --timeout 10s --latency -s "$here/mix.lua" "http://127.0.0.1:$port" \
     -- "$work/ids.txt" "$3" "$4"
@@ -255,8 +262,12 @@ for round in $(seq 1 "$rounds"); do
         curl -sf "http://127.0.0.1:$port/todos" \
           | python3 -c 'import json, sys; print("\n".join(t["id"] for t in json.load(sys.stdin)))' >"$work/ids.txt"
         rss_boot=$(rss_kb "$pid")
-        spans_before=$(stat -c %s "$work/spans.bin" 2>/dev/null || echo 0)
         wrk_run "$warmup" "$c" "$write_percent" "$round$c$i" >/dev/null
+        if [[ "$database" = encrypted-* ]]; then
+          # What the observed server reported before the measured run (its boot's seed and the warm-up counted).
+          operations_before=$(curl -sf "http://127.0.0.1:$port/metrics" | operations)
+          spans_before=$(stat -c %s "$spans_file" 2>/dev/null || echo 0)
+        fi
         load_before=$(cut -d' ' -f1 /proc/loadavg)
         rss_before=$(rss_kb "$pid")
         cpu_before=$(cpu_ticks "$pid")
@@ -270,12 +281,16 @@ for round in $(seq 1 "$rounds"); do
         cat "$work/wrk.out" >>"$work/wrk.log"
         drain_server
         observed=
-        if [ "$database" = encrypted-observed ]; then
-          # What the run reported: /metrics counts its statements, and spans reached the receiver meanwhile.
-          curl -sf "http://127.0.0.1:$port/metrics" | grep -E '^db_client_operation_duration_count\{.*\} [1-9]' \
-            >/dev/null || observed=,no-metrics
-          spans_after=$(stat -c %s "$work/spans.bin" 2>/dev/null || echo 0)
-          [ "$spans_after" -gt "$spans_before" ] || observed=$observed,no-spans
+        if [[ "$database" = encrypted-* ]]; then
+          # What the measured run reported: /metrics counted its statements, and (traces on) spans reached the
+          # receiver; with metrics only, none did.
+          [ "$(curl -sf "http://127.0.0.1:$port/metrics" | operations)" -gt "$operations_before" ] || observed=,no-metrics
+          spans_after=$(stat -c %s "$spans_file" 2>/dev/null || echo 0)
+          if [ "$database" = encrypted-observed ]; then
+            [ "$spans_after" -gt "$spans_before" ] || observed=$observed,no-spans
+          else
+            [ "$spans_after" = "$spans_before" ] || observed=$observed,unexpected-spans
+          fi
         fi
         stop_server
         file=$(check_file "$database" || echo WRONG-FILE)${shutdown:+,$shutdown}$observed

@@ -36,7 +36,12 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        .executableTarget(name: "vapor-todo", dependencies: ["VaporTodo", .product(name: "Vapor", package: "vapor")]),
+        .executableTarget(
+            name: "vapor-todo",
+            dependencies: [
+                "VaporTodo", .product(name: "Vapor", package: "vapor"), .product(name: "OTel", package: "swift-otel"),
+            ]
+        ),
         .testTarget(
             name: "VaporTodoTests",
             dependencies: [

@@ -12,9 +12,9 @@
           - in that request's trace, an INSERT span of the database (db.system.name = sqlite), and every database span
             of the trace below the request's span (Fluent's own `fluent.query` span between them);
           - no span name or attribute holds any S (the key, a todo's title: a bound value);
-        and, first, the same checks on two planted copies of FILE, each of which must fail its check: one with the
-        database spans' parent links cut, one with a secret planted into a span's attributes (a check that cannot
-        fail would pass on anything).
+        and, first, the same checks on three planted copies of FILE, each of which must fail its check: one with the
+        database spans' parent links cut, one with a single database span other than the INSERT cut loose, one with
+        a secret planted into a span's attributes (a check that cannot fail would pass on anything).
 """
 import argparse
 import copy
@@ -25,6 +25,8 @@ import sys
 
 def serve(port, out):
     class Receiver(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive: the exporter's connection is reused, as a collector's would be
+
         def do_POST(self):
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length)
@@ -80,7 +82,7 @@ def checks(requests, route, secrets):
     results.append((bool(servers), f"a server span named '{route}' ({len(found)} spans received)"))
     # The database's spans in the requests' traces (the boot's migration runs in traces of its own, under Fluent's
     # root `fluent.query` spans): each must be below its request's span, at most four levels down (Fluent's
-    # `fluent.query`, SQLCipherKit's `transaction`, a statement).
+    # `fluent.query` between them; statements and the `transaction` span are siblings under it).
     traces = {span.get("traceId") for span in servers}
     database = [span for span in found if span.get("traceId") in traces and attribute(span, "db.system.name") == "sqlite"]
 
@@ -114,11 +116,22 @@ def check(path, route, secrets):
     for span in spans(cut):
         if attribute(span, "db.system.name") == "sqlite":
             span["parentSpanId"] = ""
+    # One database span that is not the INSERT (a COMMIT, the transaction) cut loose: the "every span below the
+    # request" half must fail alone.
+    loose = copy.deepcopy(requests)
+    traces = {span.get("traceId") for span in spans(loose) if is_server(span) and span.get("name") == route}
+    for span in spans(loose):
+        if span.get("traceId") in traces and attribute(span, "db.system.name") == "sqlite" \
+                and attribute(span, "db.operation.name") != "INSERT":
+            span["parentSpanId"] = ""
+            break
     planted = copy.deepcopy(requests)
     for span in spans(planted):
         span.setdefault("attributes", []).append({"key": "planted", "value": {"stringValue": secrets[0]}})
         break
-    for name, copy_, index in (("the database spans' parent links cut", cut, 1), ("a secret planted", planted, 2)):
+    for name, copy_, index in (("the database spans' parent links cut", cut, 1),
+                               ("one database span other than the INSERT cut loose", loose, 1),
+                               ("a secret planted", planted, 2)):
         passed, text = checks(copy_, route, secrets)[index]
         if passed:
             failed += 1

@@ -22,6 +22,9 @@ enum LoadDatabase: String, CaseIterable, Sendable {
     /// swift-prometheus, and traces through swift-otel to the OTLP/HTTP endpoint run.sh sets, a server span per
     /// request and a span per statement and transaction. Measured side by side with `encrypted`.
     case encryptedObserved = "encrypted-observed"
+    /// As `encryptedObserved` without an OTLP endpoint: metrics (the observer's and Vapor's, through
+    /// swift-prometheus) and no traces, which tells the two costs apart.
+    case encryptedMetrics = "encrypted-metrics"
 }
 
 /// `todo-load-server serve --hostname H --port P` (any Vapor command): Examples/VaporTodo's app on the database
@@ -49,7 +52,7 @@ enum LoadServer {
             switch database {
             case .encrypted:
                 try await configure(app, settings: TodoSettings(environment: variables))
-            case .encryptedObserved:
+            case .encryptedObserved, .encryptedMetrics:
                 let made = try TodoTelemetry(environment: variables, logger: app.logger)
                 telemetry = made
                 try await configure(app, settings: TodoSettings(environment: variables),

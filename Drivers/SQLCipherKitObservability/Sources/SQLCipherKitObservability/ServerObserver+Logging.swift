@@ -1,8 +1,11 @@
 import Logging
 import SQLCipherKit
+import Tracing
 
 extension ServerObserver {
-    /// A slow statement at `warning`, a failed one at ``Configuration/failureLogLevel``.
+    /// A slow statement at `warning`, a failed one at ``Configuration/failureLogLevel``, logged with the caller's
+    /// `ServiceContext` current (a pool's thread runs the statement, where no task-local of the caller's is): the
+    /// logger's metadata provider (swift-otel's adds `trace_id` and `span_id`) then ties the line to the request.
     func log(_ event: StatementEvent, errorType: String?) {
         guard let logger = configuration.logger else { return }
         let slow = event.duration >= configuration.slowStatementThreshold
@@ -19,12 +22,14 @@ extension ServerObserver {
         case .operationOnly: metadata["db.query.summary"] = "\(event.operation)"
         case .exact: metadata["db.query.text"] = "\(event.sql)"
         }
-        if let errorType {
-            metadata["error.type"] = "\(errorType)"
-            metadata["db.response.status_code"] = "\(event.resultCode)"
-            logger.log(level: configuration.failureLogLevel, "SQLite statement failed", metadata: metadata)
-        } else {
-            logger.warning("slow SQLite statement", metadata: metadata)
+        ServiceContext.withValue(event.context as? ServiceContext ?? ServiceContext.current) {
+            if let errorType {
+                metadata["error.type"] = "\(errorType)"
+                metadata["db.response.status_code"] = "\(event.resultCode)"
+                logger.log(level: configuration.failureLogLevel, "SQLite statement failed", metadata: metadata)
+            } else {
+                logger.warning("slow SQLite statement", metadata: metadata)
+            }
         }
     }
 }

@@ -82,7 +82,9 @@ public struct ServerObserver: DatabaseObserver {
 
     /// `db.namespace` for a database at `path`.
     func namespace(for path: String) -> String {
-        configuration.namespace ?? String(path.split(separator: "/").last ?? Substring(path))
+        if let namespace = configuration.namespace { return namespace }
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
     }
 
     public func statementFinished(_ event: StatementEvent) {

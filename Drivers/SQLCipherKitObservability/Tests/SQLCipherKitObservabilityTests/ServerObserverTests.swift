@@ -74,7 +74,6 @@ struct ServerObserverTests {
         let spans = scene.tracer.finishedSpans
         let requestSpan = try #require(spans.first { $0.operationName == "GET /notes" })
         let children = spans.filter { $0.parentSpanID == requestSpan.spanID }
-        for span in children where span.operationName == "SELECT" { print("SPAN", span.operationName, span.attributes) }
         #expect(spans.count == children.count + 1, "a span outside the request: \(spans.map(\.operationName))")
         #expect(children.filter { $0.operationName == "INSERT" }.count == 4)
         #expect(children.filter { $0.operationName == "transaction" }.count == 3)
@@ -92,6 +91,31 @@ struct ServerObserverTests {
         #expect(entries.count == 1, "\(entries)")
         #expect(entries.first?.metadata["error.type"] == "SQLITE_CONSTRAINT")
         #expect(entries.first?.metadata["db.query.text"] == "INSERT INTO note(body) VALUES (?)")
+    }
+
+    @Test("a failed statement a pool's thread ran is logged with the caller's ServiceContext current: the logger's metadata provider sees the request")
+    func logsCarryTheCallersContext() async throws {
+        let scene = try Scene(queryText: .operationOnly, metadataProvider: Logger.MetadataProvider {
+            ServiceContext.current?[RequestIDKey.self].map { ["request.id": "\($0)"] } ?? [:]
+        })
+        let pool = try DatabasePool(path: scene.file("context.db"), key: try .rawKey(hex: Array(Scene.keyHex().utf8)),
+                                    configuration: .init(readerCount: 1, database: .init(observer: scene.observer)))
+        try await pool.write { db in try db.execute("CREATE TABLE t(x UNIQUE)") }
+        try await pool.write { db in try db.execute("INSERT INTO t VALUES (1)") }
+        var context = ServiceContext.topLevel
+        context[RequestIDKey.self] = "request-42"
+        await ServiceContext.withValue(context) {
+            await #expect(throws: SQLCipherError.self) {
+                try await pool.write { db in try db.execute("INSERT INTO t VALUES (1)") }
+            }
+        }
+        // Control: the same failure outside any request's context is logged without it.
+        await #expect(throws: SQLCipherError.self) {
+            try await pool.write { db in try db.execute("INSERT INTO t VALUES (1)") }
+        }
+        pool.close()
+        let failures = scene.logs.entries.filter { $0.metadata["error.type"] == "SQLITE_CONSTRAINT" }
+        #expect(failures.map { $0.metadata["request.id"] } == ["request-42", nil], "\(failures)")
     }
 
     @Test("query text: off leaves it out, operationOnly gives the operation alone, exact the statement as prepared")
@@ -122,6 +146,11 @@ struct ServerObserverTests {
     }
 }
 
+/// A request's id, carried in its `ServiceContext` (as a tracer's span context would be).
+enum RequestIDKey: ServiceContextKey {
+    typealias Value = String
+}
+
 /// A temporary folder and an observer with in-memory logs, metrics and traces.
 final class Scene: Sendable {
     let folder: String
@@ -130,10 +159,12 @@ final class Scene: Sendable {
     let logs = InMemoryLogHandler()
     let observer: ServerObserver
 
-    init(queryText: QueryTextPolicy, slowStatementThreshold: Duration = .milliseconds(100)) throws {
+    init(queryText: QueryTextPolicy, slowStatementThreshold: Duration = .milliseconds(100),
+         metadataProvider: Logger.MetadataProvider? = nil) throws {
         folder = FileManager.default.temporaryDirectory.path + "/observability-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let handler = logs
+        var handler = logs  // a copy that shares the entries
+        handler.metadataProvider = metadataProvider
         var logger = Logger(label: "sqlcipherkit") { _ in handler }
         logger.logLevel = .trace
         observer = ServerObserver(.init(logger: logger, slowStatementThreshold: slowStatementThreshold,

@@ -8,7 +8,8 @@ import SQLCipherKit
 
 /// The app: the encrypted database (opened here, so a wrong key fails boot), FluentKit's `Databases` as a service
 /// of the app's ServiceGroup (it closes the database on graceful shutdown), the migration run before the server
-/// starts, and the routes.
+/// starts, and the routes; with `telemetry`, the database's observer, `/metrics` and (with traces on) the request
+/// spans and swift-otel's exporter as a service (``TodoTelemetry``).
 ///
 /// - Throws: ``TodoBootError`` when the key cannot be read or does not open the database.
 public func buildApplication(settings: TodoSettings, server: ApplicationConfiguration = .init(),
@@ -35,7 +36,7 @@ public func buildApplication(settings: TodoSettings, server: ApplicationConfigur
     TodoController(databases: databases).addRoutes(to: router.group("todos"))
     var app = Application(router: router, configuration: server, logger: logger)
     // swift-otel's exporter before the databases: the app's group shuts its services down in reverse order (the
-    // server, the databases, then this), so the spans of the last requests and of the database's close are exported.
+    // server, its date cache, the databases, then this), so the last requests' spans are exported.
     if let tracing = telemetry?.tracing { app.addServices(tracing) }
     app.addServices(databases)
     app.beforeServerStarts {

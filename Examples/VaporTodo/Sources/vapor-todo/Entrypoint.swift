@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import OTel
 import Vapor
 import VaporTodo
 
@@ -9,7 +10,16 @@ import VaporTodo
 enum Entrypoint {
     static func main() async throws {
         var environment = try Environment.detect()
-        try LoggingSystem.bootstrap(from: &environment)
+        // Vapor's log lines, at the level `--log`/`LOG_LEVEL` give, with the current span's `trace_id` and `span_id`
+        // (swift-otel's metadata provider): a slow or failed statement's line names its request's trace.
+        try LoggingSystem.bootstrap(from: &environment) { level in
+            { label in
+                var handler = StreamLogHandler.standardOutput(label: label,
+                                                              metadataProvider: OTel.makeLoggingMetadataProvider())
+                handler.logLevel = level
+                return handler
+            }
+        }
         let app = try await Application.make(environment)
         let telemetry: TodoTelemetry
         do {
@@ -36,7 +46,7 @@ enum Entrypoint {
             exit(1)
         }
         try await app.asyncShutdown()
-        // Last: the spans of the requests and of the database's close are exported before the process ends.
+        // Last: the last requests' spans are exported before the process ends.
         await telemetry.shutdown()
     }
 }
