@@ -153,6 +153,12 @@ metric_grew() {
         || { echo "    $2 $3: $before before, $after after (+$4 expected)"; return 1; }
 }
 
+# Whether example $1's /metrics counted one writer wait and one committed transaction more (metric_grew).
+wait_and_commit_grew() {
+    metric_grew "$1" db_client_connection_wait_time_count writer 1 \
+        && metric_grew "$1" sqlcipherkit_transaction_duration_count committed 1
+}
+
 # The server on port $2 serves /metrics (swift-prometheus) with the database's figures by OpenTelemetry's names:
 # what example $1's create and list added since $WORK/$1.metrics.before (read before the create: the boot's migration
 # already wrote), and neither the key $3 nor the todo's title $4 (a bound value) in it.
@@ -162,8 +168,7 @@ observed_metrics() {
     check "$name: /metrics counts the create's INSERT (db_client_operation_duration by db_operation_name, +1)" \
         metric_grew "$name" db_client_operation_duration_count 'db_operation_name="INSERT"' 1
     check "$name: /metrics counts the create's writer wait and committed transaction (+1 each)" \
-        eval 'metric_grew "$name" db_client_connection_wait_time_count writer 1 &&
-              metric_grew "$name" sqlcipherkit_transaction_duration_count committed 1'
+        wait_and_commit_grew "$name"
     check "$name: /metrics holds neither the key nor the todo's title" holds_none "$file" "$3" "$4"
 }
 
