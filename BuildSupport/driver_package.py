@@ -130,24 +130,35 @@ Products: `FluentSQLCipherDriver` (FluentKit) and `SQLCipherSQLKit` (SQLKit). SQ
 """
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments(description):
+    """The command line both package writers take (this one and observability_package.py)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--out", required=True)
     parser.add_argument("--root", required=True)
     parser.add_argument("--sqlcipherkit-url", required=True)
     parser.add_argument("--version", required=True)
-    args = parser.parse_args()
+    return parser.parse_args()
 
-    versions = pinned_versions(args.root)
-    if os.path.exists(args.out):
-        shutil.rmtree(args.out)
-    os.makedirs(args.out)
-    shutil.copytree(os.path.join(args.root, DRIVER, "Sources"), os.path.join(args.out, "Sources"))
-    with open(os.path.join(args.out, "Package.swift"), "w", encoding="utf-8") as handle:
-        handle.write(manifest(args.sqlcipherkit_url, args.version, versions))
-    with open(os.path.join(args.out, "README.md"), "w", encoding="utf-8") as handle:
-        handle.write(readme(args.sqlcipherkit_url, args.version))
-    shutil.copyfile(os.path.join(args.root, "LICENSE"), os.path.join(args.out, "LICENSE"))
+
+def write_package(out, root, sources, manifest_text, readme_text):
+    """The folder `out`, made anew: `sources` (a folder of the repository) copied as Sources/, the manifest, the
+    README and the project's LICENSE."""
+    if os.path.exists(out):
+        shutil.rmtree(out)
+    os.makedirs(out)
+    shutil.copytree(os.path.join(root, sources, "Sources"), os.path.join(out, "Sources"))
+    with open(os.path.join(out, "Package.swift"), "w", encoding="utf-8") as handle:
+        handle.write(manifest_text)
+    with open(os.path.join(out, "README.md"), "w", encoding="utf-8") as handle:
+        handle.write(readme_text)
+    shutil.copyfile(os.path.join(root, "LICENSE"), os.path.join(out, "LICENSE"))
+
+
+def main():
+    args = arguments(__doc__.splitlines()[0])
+    write_package(args.out, args.root, DRIVER,
+                  manifest(args.sqlcipherkit_url, args.version, pinned_versions(args.root)),
+                  readme(args.sqlcipherkit_url, args.version))
 
 
 if __name__ == "__main__":

@@ -13,11 +13,9 @@ The package (DIR):
   Sources/           copied from Drivers/SQLCipherKitObservability/Sources
   README.md, LICENSE
 """
-import argparse
 import os
-import shutil
 
-from driver_package import identity, pinned_versions, swift_string
+from driver_package import arguments, identity, pinned_versions, swift_string, write_package
 
 SWIFT_TOOLS_VERSION = "6.1"
 BRIDGE = os.path.join("Drivers", "SQLCipherKitObservability")
@@ -109,23 +107,10 @@ SQLCipherKit's own code: MIT (`LICENSE`); the engine's notices ship with the SQL
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", required=True)
-    parser.add_argument("--root", required=True)
-    parser.add_argument("--sqlcipherkit-url", required=True)
-    parser.add_argument("--version", required=True)
-    args = parser.parse_args()
-
-    versions = requirements(args.root)
-    if os.path.exists(args.out):
-        shutil.rmtree(args.out)
-    os.makedirs(args.out)
-    shutil.copytree(os.path.join(args.root, BRIDGE, "Sources"), os.path.join(args.out, "Sources"))
-    with open(os.path.join(args.out, "Package.swift"), "w", encoding="utf-8") as handle:
-        handle.write(manifest(args.sqlcipherkit_url, args.version, versions))
-    with open(os.path.join(args.out, "README.md"), "w", encoding="utf-8") as handle:
-        handle.write(readme(args.sqlcipherkit_url, args.version))
-    shutil.copyfile(os.path.join(args.root, "LICENSE"), os.path.join(args.out, "LICENSE"))
+    args = arguments(__doc__.splitlines()[0])
+    write_package(args.out, args.root, BRIDGE,
+                  manifest(args.sqlcipherkit_url, args.version, requirements(args.root)),
+                  readme(args.sqlcipherkit_url, args.version))
 
 
 if __name__ == "__main__":

@@ -35,6 +35,22 @@ def sha256(path):
     return digest.hexdigest()
 
 
+def requirement_components(requirements, package, license_id):
+    """The Swift packages a source package of dist/ requires and does not ship ({name: (url, lowest version)}), as
+    components of scope "excluded"."""
+    components = []
+    for name, (url, version) in sorted(requirements.items()):
+        location = url.split("://", 1)[-1].removesuffix(".git")
+        components.append({
+            "bom-ref": f"swiftpm-requirement:{name}", "type": "library", "name": name, "version": version,
+            "scope": "excluded", "licenses": [{"license": {"id": license_id}}],
+            "description": f"a Swift package {package} requires (from: {version}); "
+                           "resolved and built by the consumer, not shipped",
+            "purl": f"pkg:swift/{location}@{version}",
+        })
+    return components
+
+
 def local_changes(changes):
     """SQLCipherKit's local changes to the generated SQLite source (Vendor/sqlcipher.pin, PIN_LOCAL_CHANGES) as
     CycloneDX pedigree patches on the SQLite component, plus one property listing their names."""
@@ -152,30 +168,13 @@ def main():
         })
 
     # What the Fluent driver's package requires and does not ship: sql-kit and fluent-kit, by URL and lowest version
-    # (the consumer's SwiftPM resolves them; the versions are the ones the repository's driver manifest names).
+    # (the consumer's SwiftPM resolves them; the versions are the ones the repository's driver manifest names); and
+    # the observability bridge's (swift-log, swift-metrics, swift-distributed-tracing), from its manifest.
     driver_requirements = pinned_versions(facts["root"])
-    for name, (url, version) in sorted(driver_requirements.items()):
-        location = url.split("://", 1)[-1].removesuffix(".git")
-        components.append({
-            "bom-ref": f"swiftpm-requirement:{name}", "type": "library", "name": name, "version": version,
-            "scope": "excluded", "licenses": [{"license": {"id": "MIT"}}],
-            "description": f"a Swift package swiftpm/FluentSQLCipherDriver requires (from: {version}); "
-                           "resolved and built by the consumer, not shipped",
-            "purl": f"pkg:swift/{location}@{version}",
-        })
-
-    # What the observability bridge's package requires and does not ship (swift-log, swift-metrics,
-    # swift-distributed-tracing), from the repository's bridge manifest.
     observability_requirements = bridge_requirements(facts["root"])
-    for name, (url, version) in sorted(observability_requirements.items()):
-        location = url.split("://", 1)[-1].removesuffix(".git")
-        components.append({
-            "bom-ref": f"swiftpm-requirement:{name}", "type": "library", "name": name, "version": version,
-            "scope": "excluded", "licenses": [{"license": {"id": "Apache-2.0"}}],
-            "description": f"a Swift package swiftpm/SQLCipherKitObservability requires (from: {version}); "
-                           "resolved and built by the consumer, not shipped",
-            "purl": f"pkg:swift/{location}@{version}",
-        })
+    components += requirement_components(driver_requirements, "swiftpm/FluentSQLCipherDriver", "MIT")
+    components += requirement_components(observability_requirements, "swiftpm/SQLCipherKitObservability",
+                                         "Apache-2.0")
 
     # The artifacts of dist/SQLCipherKit/: what each contains (bom-refs) and what OpenSSL it carries or needs.
     system, folded = facts["opensslSystemNote"], facts["opensslFoldedNote"]

@@ -343,29 +343,20 @@ def main():
     parser.add_argument("--extract")
     parser.add_argument("--observability", action="store_true")
     args = parser.parse_args()
-    if args.observability:
-        if args.splice:
-            splice(args.splice, open(args.section, encoding="utf-8").read(), OBSERVED_BEGIN, OBSERVED_END)
-        elif args.extract:
-            text = extract(args.extract, OBSERVED_BEGIN, OBSERVED_END)
-            if text is None:
-                sys.exit(1)
-            with open(args.section, "w", encoding="utf-8") as handle:
-                handle.write(text)
-        else:
-            with open(args.section, "w", encoding="utf-8") as handle:
-                handle.write(observability_section(args.results, args.facts))
-    elif args.splice:
-        splice(args.splice, open(args.section, encoding="utf-8").read())
+    markers = (OBSERVED_BEGIN, OBSERVED_END) if args.observability else (BEGIN, END)
+    if args.splice:
+        splice(args.splice, open(args.section, encoding="utf-8").read(), *markers)
     elif args.extract:
-        text = extract(args.extract)
+        text = extract(args.extract, *markers)
         if text is None:
             sys.exit(1)
         with open(args.section, "w", encoding="utf-8") as handle:
             handle.write(text)
     else:
+        text = (observability_section(args.results, args.facts) if args.observability
+                else section(args.results, args.facts, args.notes))
         with open(args.section, "w", encoding="utf-8") as handle:
-            handle.write(section(args.results, args.facts, args.notes))
+            handle.write(text)
 
 
 if __name__ == "__main__":
