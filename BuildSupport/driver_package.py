@@ -87,19 +87,24 @@ def manifest(sqlcipherkit_url, version, versions):
     ])
 
 
-def readme(sqlcipherkit_url, version):
-    # The lines an app pastes: SQLCipherKit at the very URL this package's manifest names (the app's line must match
-    # it, or SwiftPM warns "Conflicting identity"), and this package beside it. Built without
-    # SQLCIPHERKIT_PACKAGE_URL, the manifest names a placeholder: the README says to rebuild, and shows the docs'
-    # placeholder host.
+def publishing(sqlcipherkit_url, name):
+    """The lines an app pastes for a package named `name` written beside the release package: SQLCipherKit at the
+    very URL the package's manifest names (the app's line must match it, or SwiftPM warns "Conflicting identity"),
+    and the package beside it; and the README's sentence on publishing. Built without SQLCIPHERKIT_PACKAGE_URL, the
+    manifest names a placeholder: the README says to rebuild, and shows the docs' placeholder host.
+    Returns (SQLCipherKit's URL, the package's URL, the sentence's start)."""
     placeholder = "example.invalid" in sqlcipherkit_url
     sqlcipherkit_line = "https://your.host/SQLCipherKit" if placeholder else sqlcipherkit_url
-    driver_line = sqlcipherkit_line.rstrip("/").rsplit("/", 1)[0] + "/FluentSQLCipherDriver"
-    publish = (f"""This package was built without `SQLCIPHERKIT_PACKAGE_URL`: its manifest names SQLCipherKit at a placeholder.
+    package_line = sqlcipherkit_line.rstrip("/").rsplit("/", 1)[0] + "/" + name
+    publish = ("""This package was built without `SQLCIPHERKIT_PACKAGE_URL`: its manifest names SQLCipherKit at a placeholder.
 Before publishing, rebuild with the release package's URL
 (`SQLCIPHERKIT_PACKAGE_URL=https://your.host/SQLCipherKit ./build-sqlcipher.sh`).
-Then publish""" if placeholder else
-               "Publish")
+Then publish""" if placeholder else "Publish")
+    return sqlcipherkit_line, package_line, publish
+
+
+def readme(sqlcipherkit_url, version):
+    sqlcipherkit_line, driver_line, publish = publishing(sqlcipherkit_url, "FluentSQLCipherDriver")
     return f"""# FluentSQLCipherDriver
 
 Fluent and SQLKit on SQLCipherKit: an encrypted SQLite database for Vapor and Hummingbird apps, with one SQLite

@@ -15,7 +15,7 @@ The package (DIR):
 """
 import os
 
-from driver_package import arguments, identity, pinned_versions, swift_string, write_package
+from driver_package import arguments, identity, pinned_versions, publishing, swift_string, write_package
 
 SWIFT_TOOLS_VERSION = "6.1"
 BRIDGE = os.path.join("Drivers", "SQLCipherKitObservability")
@@ -68,14 +68,7 @@ def manifest(sqlcipherkit_url, version, versions):
 
 def readme(sqlcipherkit_url, version):
     """README.md: what the package is, and the lines an app pastes."""
-    # As the driver's README: SQLCipherKit at the URL this package's manifest names, this package beside it.
-    placeholder = "example.invalid" in sqlcipherkit_url
-    sqlcipherkit_line = "https://your.host/SQLCipherKit" if placeholder else sqlcipherkit_url
-    bridge_line = sqlcipherkit_line.rstrip("/").rsplit("/", 1)[0] + "/" + NAME
-    publish = ("""This package was built without `SQLCIPHERKIT_PACKAGE_URL`: its manifest names SQLCipherKit at a placeholder.
-Before publishing, rebuild with the release package's URL
-(`SQLCIPHERKIT_PACKAGE_URL=https://your.host/SQLCipherKit ./build-sqlcipher.sh`).
-Then publish""" if placeholder else "Publish")
+    sqlcipherkit_line, bridge_line, publish = publishing(sqlcipherkit_url, NAME)
     return f"""# SQLCipherKitObservability
 
 Logs, metrics and traces from SQLCipherKit: its `DatabaseObserver` mapped to swift-log, swift-metrics (names from
