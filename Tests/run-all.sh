@@ -179,7 +179,7 @@ declare -A MINIMUM=(
     ["test command"]=22
     [upstream]=11 ["upstream (reference provider)"]=11 ["upstream (aarch64, qemu)"]=3 ["sqlite files"]=199
     ["sqlite controls"]=15
-    ["emulation (aarch64)"]=25 ["Fluent driver"]=55 ["observability"]=5 ["app examples"]=86 ["docs (links, docc)"]=434
+    ["emulation (aarch64)"]=25 ["Fluent driver"]=55 ["observability"]=5 ["app examples"]=88 ["docs (links, docc)"]=434
     ["sanitized (ASan, UBSan)"]=9
 )
 

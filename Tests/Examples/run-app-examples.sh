@@ -242,15 +242,18 @@ run_example() {
     RUN_ENV=(-u TODO_KEY_FILE CREDENTIALS_DIRECTORY="$data/credentials" TODO_KEY_CREDENTIAL=todo-key
              TODO_DATABASE="$data/todo.db" LOG_LEVEL=trace)
     # What an operator sees: traces exported over OTLP/HTTP to a receiver (Tests/Examples/otlp-traces.py).
-    local traces=$WORK/$name.traces.jsonl receiver=
+    local traces=$WORK/$name.traces.jsonl receiver= otlp_token=
     if [ -n "${OBSERVED[$name]:-}" ]; then
         local tport
         tport=$(free_port)
         while [ "$tport" = "$port" ]; do tport=$(free_port); done
         python3 "$ROOT/Tests/Examples/otlp-traces.py" serve --port "$tport" --out "$traces" &
         receiver=$!
+        # The collector's credentials, as an operator gives them: swift-otel read and logged every OTEL_* value at
+        # its default diagnostic level (info), this one included.
+        otlp_token="otlp-token-$RANDOM$RANDOM$RANDOM"
         RUN_ENV+=(OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$tport" OTEL_EXPORTER_OTLP_PROTOCOL=http/json
-                  OTEL_BSP_SCHEDULE_DELAY=200)
+                  OTEL_BSP_SCHEDULE_DELAY=200 OTEL_EXPORTER_OTLP_HEADERS="authorization=Bearer%20$otlp_token")
     fi
     if start_server "$program" "$port" "${serve[@]}"; then
         [ -z "$receiver" ] || curl -sf "http://127.0.0.1:$port/metrics" >"$WORK/$name.metrics.before"
@@ -263,6 +266,8 @@ run_example() {
         check "$name: after it, the file is encrypted (no SQLite header, no marker)" encrypted "$data/todo.db" "$marker"
         check "$name: the key is in none of the server's output (log level trace)" holds_none "$WORK/server.log" "$key"
         if [ -n "$receiver" ]; then
+            check "$name: the OTLP exporter's credentials (OTEL_EXPORTER_OTLP_HEADERS) are in none of its output" \
+                holds_none "$WORK/server.log" "$otlp_token"
             if [ -s "$traces" ]; then
                 python3 "$ROOT/Tests/Examples/otlp-traces.py" check "$traces" --route "${OBSERVED[$name]}" \
                     --secret "$key" --secret "$marker" >"$WORK/$name.traces.log" 2>&1
@@ -381,9 +386,9 @@ run_driver_articles() {
 
 # What each example must have passed at least (its tests and checks when this was written; issue 45 added
 # load-safety.py's four controls and its two "every create answered 201" checks; issue 47 each app's two /metrics
-# tests, three /metrics checks and six traces lines, three of them controls): an example that silently runs less
-# fails.
-declare -A MINIMUM=([FluentDriverConsumer]=9 [VaporTodo]=36 [HummingbirdTodo]=36)
+# tests, three /metrics checks, six traces lines, three of them controls, and the exporter's credentials in no output):
+# an example that silently runs less fails.
+declare -A MINIMUM=([FluentDriverConsumer]=9 [VaporTodo]=37 [HummingbirdTodo]=37)
 identity_control
 for example in $EXAMPLES; do
     if [ "$example" = FluentDriverConsumer ]; then run_consumer; else run_example "$example"; fi

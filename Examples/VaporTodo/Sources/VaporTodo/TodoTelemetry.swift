@@ -42,6 +42,10 @@ public struct TodoTelemetry: Sendable {
             configuration.metrics.enabled = false
             configuration.logs.enabled = false
             configuration.diagnosticLogger = .custom(logger)
+            // Errors only: at its default level (info) swift-otel logs every OTEL_* value it reads, the collector's
+            // credentials in OTEL_EXPORTER_OTLP_HEADERS included, and on a malformed `traceparent` every header of
+            // that request (a client's Authorization, its cookies). (OTEL_LOG_LEVEL, when set, overrides this.)
+            configuration.diagnosticLogLevel = .error
             let backend = try OTel.makeTracingBackend(configuration: configuration)
             InstrumentationSystem.bootstrap(backend.factory)
             let group = ServiceGroup(services: [backend.service], gracefulShutdownSignals: [], logger: logger)
