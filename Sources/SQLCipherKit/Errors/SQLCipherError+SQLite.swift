@@ -38,6 +38,17 @@ extension SQLCipherError {
                 + "the statement (see the article \"SQL that SQLCipherKit refuses\")")
             sql = nil
         }
+        // A statement that does not parse never reaches the guard, and SQLite's message quotes the token it stopped
+        // at: with a key in the text (`PRAGMA key = 'secret` unterminated, `ATTACH … KEY 'secret' junk`), both the
+        // message and the SQL would carry the key. So a parse failure of SQL that names a key word in any spelling
+        // (the word anywhere in the text: comments and quoted identifiers included) keeps neither.
+        if !refused, primary == SQLITE_ERROR, let statement = sql, Self.isParseFailure(text),
+           Self.namesKeyWord(statement) {
+            text = "the statement could not be parsed; its text and SQLite's message are left out of this error, as "
+                + "it names a key word and may hold a key (keys never travel in SQL text: see the article \"SQL "
+                + "that SQLCipherKit refuses\")"
+            sql = nil
+        }
         // Some corruption surfaces as a generic SQLITE_ERROR (sqlcipher_export, integrity checks): the message
         // tells. Only SQLite's own corruption messages count: "malformed JSON" is a bad argument, not a bad file.
         let corruption = ["database disk image is malformed", "malformed database schema"]
@@ -67,6 +78,18 @@ extension SQLCipherError {
         self.init(kind: kind, resultCode: primary,
                   extendedResultCode: extended & 0xff == primary ? extended : code,
                   message: text, sql: sql, path: path)
+    }
+
+    /// Whether `message` is SQLite's report of SQL it could not parse: `unrecognized token: "…"`,
+    /// `near "…": syntax error`, `incomplete input`, `unterminated …`.
+    static func isParseFailure(_ message: String) -> Bool {
+        message.hasPrefix("unrecognized token") || message.hasPrefix("near \"") || message.hasPrefix("incomplete input")
+            || message.hasPrefix("unterminated")
+    }
+
+    /// Whether SQL text names a key word (`key`, and so `rekey`, `hexkey`, `textkey`…) anywhere, in any case.
+    static func namesKeyWord(_ sql: String) -> Bool {
+        sql.utf8.count >= 3 && sql.lowercased().contains("key")
     }
 
     /// Whether `message` is SQLite's refusal of a function a schema calls while trusted_schema is off: "unsafe use of

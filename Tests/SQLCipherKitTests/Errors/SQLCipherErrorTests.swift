@@ -65,3 +65,49 @@ struct SQLCipherErrorTests {
         #expect(Set(descriptions).count == SQLCipherError.Kind.allCases.count)
     }
 }
+
+/// A key written into SQL text that does not parse never reaches the guard, and SQLite's message quotes the token it
+/// stopped at: such an error must carry neither the SQL nor that token.
+@Suite("SQLCipherError: a key in SQL that does not parse")
+struct SQLCipherErrorUnparsedKeyTests {
+    static let secret = "UNPARSED-KEY-SECRET-7f3a"
+
+    /// Spellings that fail to parse, each with the secret in it.
+    static let statements = [
+        "PRAGMA key='\(secret)",
+        "PRAGMA/**/rekey = '\(secret)",
+        "pragma main.\"hexkey\" = \"x'\(secret)",
+        "PRAGMA textkey = '\(secret)' garbage(",
+        "ATTACH 'other.db' AS other KEY '\(secret)' junk(",
+        "SELECT 1; PRAGMA key = '\(secret)",
+        "PRAGMA KEY = \(secret) (",
+    ]
+
+    @Test("under every cipher configuration: the error of each spelling holds neither the SQL nor the key; control: a parse error without a key word keeps its SQL",
+          arguments: CipherConfiguration.all)
+    func noKeyInParseErrors(_ configuration: CipherConfiguration) throws {
+        let folder = try TemporaryDirectory()
+        let db = try Database(path: folder.file("e.db"), key: try configuration.makeKey(),
+                              configuration: configuration.database())
+        defer { db.close() }
+        for statement in Self.statements {
+            do {
+                try db.execute(statement)
+                Issue.record("\(statement) ran")
+            } catch {
+                #expect(error.sql == nil, "\(statement)")
+                #expect(!"\(error)".contains(Self.secret) && !error.message.contains(Self.secret), "\(error)")
+            }
+        }
+        // Control: the same kind of failure without a key word keeps its SQL and SQLite's message (the check above
+        // would pass on an error that never carried them).
+        let marker = "unterminated-literal-7f3a"
+        let plain = "SELECT '\(marker)"
+        do {
+            try db.execute(plain)
+            Issue.record("\(plain) ran")
+        } catch {
+            #expect(error.sql == plain && "\(error)".contains(marker), "\(error)")
+        }
+    }
+}
