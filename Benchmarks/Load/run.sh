@@ -10,7 +10,8 @@
 #   Benchmarks/Load/run.sh --report-only  # rewrite the section from the last run's results (after editing ANALYSIS.md)
 #   Benchmarks/Load/run.sh --observability [options above]
 #       the encrypted database without and with what VaporTodo reports, side by side: metrics only (swift-prometheus),
-#       and metrics with traces (swift-otel to an OTLP/HTTP receiver on the loopback, Tests/Examples/otlp-traces.py);
+#       metrics with a tenth of the requests traced, and metrics with every request traced (swift-otel to an OTLP/HTTP
+#       receiver on the loopback, Tests/Examples/otlp-traces.py);
 #       writes the section "Load: observability on" of BENCHMARKS.md (its results in .build/load-observability)
 #
 # Every run (one database, one connection count, one mix, one storage) starts its own server on a fresh database
@@ -114,7 +115,7 @@ variants=(encrypted unencrypted unencrypted-ungrouped fluent-sqlite-driver)
 # --observability: encrypted-observed exports its spans to a receiver on the loopback that keeps their bytes only.
 sink_pid=
 if $observability; then
-  variants=(encrypted encrypted-metrics encrypted-observed)
+  variants=(encrypted encrypted-metrics encrypted-sampled encrypted-observed)
   sink_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   # Its file on tmpfs: the bytes it appends would otherwise share the disk with the databases being measured.
   spans_file=$tmpfs_dir/spans.bin
@@ -141,9 +142,14 @@ start_server() {
   rm -f "$db_dir/todo.db" "$db_dir/todo.db-wal" "$db_dir/todo.db-shm" "$db_dir/todo.db-journal"
   local environment=(TODO_LOAD_DATABASE="$database" TODO_DATABASE="$db_dir/todo.db" TODO_LOAD_SEED="$todos")
   [[ "$database" != encrypted* ]] || environment+=(TODO_KEY_FILE="$work/key")
-  [ "$database" != encrypted-observed ] \
-    || environment+=(OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$sink_port" OTEL_SERVICE_NAME=todo-load-server)
-  env -u TODO_KEY_CREDENTIAL -u TODO_KEY_FILE "${environment[@]}" \
+  case "$database" in
+    encrypted-observed|encrypted-sampled)
+      environment+=(OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$sink_port" OTEL_SERVICE_NAME=todo-load-server) ;;
+  esac
+  # A tenth of the requests traced (swift-otel's head sampler; wrk sends no traceparent, so each request is a root).
+  [ "$database" != encrypted-sampled ] \
+    || environment+=(OTEL_TRACES_SAMPLER=parentbased_traceidratio OTEL_TRACES_SAMPLER_ARG=0.1)
+  env -u TODO_KEY_CREDENTIAL -u TODO_KEY_FILE -u OTEL_TRACES_SAMPLER -u OTEL_TRACES_SAMPLER_ARG "${environment[@]}" \
     "$server" serve --env production --hostname 127.0.0.1 --port "$port" >"$work/server.log" 2>&1 &
   pid=$!
   until curl -sf -o /dev/null "http://127.0.0.1:$port/todos?completed=true"; do
@@ -286,7 +292,7 @@ for round in $(seq 1 "$rounds"); do
           # receiver; with metrics only, none did.
           [ "$(curl -sf "http://127.0.0.1:$port/metrics" | operations)" -gt "$operations_before" ] || observed=,no-metrics
           spans_after=$(stat -c %s "$spans_file" 2>/dev/null || echo 0)
-          if [ "$database" = encrypted-observed ]; then
+          if [ "$database" = encrypted-observed ] || [ "$database" = encrypted-sampled ]; then
             [ "$spans_after" -gt "$spans_before" ] || observed=$observed,no-spans
           else
             [ "$spans_after" = "$spans_before" ] || observed=$observed,unexpected-spans

@@ -107,6 +107,36 @@ struct CLITests {
         #expect(read.status == 0 && read.stdout.contains("3"), "\(read)")
     }
 
+    @Test("a key written into SQL text that fails (an earlier statement, an unknown schema, an unresolved KEY, a percent-escaped URI, no parse) is printed by neither query nor shell; control: a failure without a key word is printed with its SQL")
+    func failedKeyTextIsNotPrinted() throws {
+        let folder = try TemporaryDirectory()
+        let db = folder.file("k.db")
+        try makeDatabase(db)
+        let secret = "CLI_SECRET_7f3a"
+        let statements = [
+            "SELECT * FROM nope; PRAGMA key='\(secret)'",
+            "PRAGMA nosuch.key = '\(secret)'",
+            "ATTACH 'o.db' AS o KEY \(secret).x",
+            "ATTACH 'file:o.db?%6Bey=\(secret)",
+            "PRAGMA key='\(secret)",
+        ]
+        for statement in statements {
+            let query = try cli(["query", db, statement, "--key-env", "K"], environment: ["K": Self.passphrase])
+            #expect(query.status != 0 && !query.output.contains(secret), "\(query)")
+            let shell = try cli(["shell", db, "--key-env", "K"], environment: ["K": Self.passphrase],
+                                input: Data((statement + ";\n").utf8))
+            #expect(shell.status != 0 && !shell.output.contains(secret), "\(shell)")
+        }
+        // Control: the same failure without a key word shows its SQL, so the checks above see printed SQL.
+        let marker = "cli_marker_7f3a"
+        let plain = try cli(["query", db, "SELECT * FROM nope; SELECT '\(marker)'", "--key-env", "K"],
+                            environment: ["K": Self.passphrase])
+        #expect(plain.status != 0 && plain.output.contains(marker), "\(plain)")
+        let shell = try cli(["shell", db, "--key-env", "K"], environment: ["K": Self.passphrase],
+                            input: Data("SELECT * FROM nope; SELECT '\(marker)';\n".utf8))
+        #expect(shell.status != 0 && shell.output.contains(marker), "\(shell)")
+    }
+
     /// Runs `argv[2...]` in the folder `argv[1]` as a process that can dump core: core size unlimited, no signal
     /// blocked or ignored (the test runner's children inherit a mask that blocks SIGABRT).
     static let crashable = """

@@ -124,8 +124,9 @@ public final class DatabasePool: @unchecked Sendable {
         self.path = path
         self.configuration = configuration
         isEncrypted = key != nil
-        writerGate = WriterGate(path: path, released: Self.writerReleased(observer: configuration.database.observer,
-                                                                          path: path))
+        let observer = configuration.database.observer
+        writerGate = WriterGate(path: path, released: Self.writerReleased(observer: observer, path: path),
+                                queued: Self.writerQueued(observer: observer, path: path))
         workers = WorkerThreads(limit: configuration.readerCount + 1, name: "SQLCipherKit.DatabasePool")
         let existedBefore = access(path, F_OK) == 0
         let settings = configuration.database.cipher
@@ -221,16 +222,17 @@ public final class DatabasePool: @unchecked Sendable {
     public func read<Result>(_ body: (Database) throws -> Result) throws -> Result {
         try marked("DatabasePool.read") {
             try checkOpen()
-            return try readers.withReader(acquired: configuration.database.observer.map { observer in
-                { [path] wait, inUse, capacity in
+            let observer = configuration.database.observer
+            return try readers.withReader(sequence: observer.map { _ in ObservationSequence.shared }, acquired: observer.map {
+                observer in { [path] wait, inUse, capacity, sequence in
                     observer.readerAcquired(PoolWaitEvent(path: path, wait: wait, queueDepth: 0, inUse: inUse,
-                                                          capacity: capacity,
+                                                          capacity: capacity, sequence: sequence,
                                                           context: ObservationContext.current ?? observer.currentContext()))
                 }
-            }, released: configuration.database.observer.map { observer in
-                { [path] inUse, capacity in
+            }, released: observer.map { observer in
+                { [path] inUse, capacity, sequence in
                     observer.connectionReleased(PoolReleaseEvent(path: path, role: .reader, inUse: inUse,
-                                                                 capacity: capacity))
+                                                                 capacity: capacity, sequence: sequence))
                 }
             }) { database in
                 try checkOpen()
@@ -390,10 +392,23 @@ public final class DatabasePool: @unchecked Sendable {
     }
 
     /// What the writer gate tells at each release, for `observer`.
-    private static func writerReleased(observer: (any DatabaseObserver)?, path: String) -> (@Sendable (Int) -> Void)? {
+    private static func writerReleased(observer: (any DatabaseObserver)?, path: String)
+        -> (@Sendable (Int, UInt64) -> Void)? {
         guard let observer else { return nil }
-        return { inUse in
-            observer.connectionReleased(PoolReleaseEvent(path: path, role: .writer, inUse: inUse, capacity: 1))
+        return { inUse, sequence in
+            observer.connectionReleased(PoolReleaseEvent(path: path, role: .writer, inUse: inUse, capacity: 1,
+                                                         sequence: sequence))
+        }
+    }
+
+    /// What the writer gate tells when a caller starts to wait for it, for `observer` (on the caller's thread or
+    /// task, so with its context).
+    private static func writerQueued(observer: (any DatabaseObserver)?, path: String)
+        -> (@Sendable (Int, UInt64) -> Void)? {
+        guard let observer else { return nil }
+        return { depth, sequence in
+            observer.writerQueued(PoolQueueEvent(path: path, queueDepth: depth, sequence: sequence,
+                                                 context: ObservationContext.current ?? observer.currentContext()))
         }
     }
 
@@ -408,9 +423,10 @@ public final class DatabasePool: @unchecked Sendable {
     /// Reports that a write got the writer after waiting since `started`, with the current context.
     func reportWriterAcquired(waitingSince started: ContinuousClock.Instant) {
         guard let observer = configuration.database.observer else { return }
+        let (depth, sequence) = writerGate.numberedWaiterCount
         observer.writerAcquired(PoolWaitEvent(
-            path: path, wait: ContinuousClock.now - started, queueDepth: writerGate.waiterCount, inUse: 1,
-            capacity: 1, context: ObservationContext.current ?? observer.currentContext()))
+            path: path, wait: ContinuousClock.now - started, queueDepth: depth, inUse: 1, capacity: 1,
+            sequence: sequence, context: ObservationContext.current ?? observer.currentContext()))
     }
 
     /// Runs `body` on the writer, taking the writer gate for it (waiting at most

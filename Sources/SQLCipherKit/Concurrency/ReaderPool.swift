@@ -20,21 +20,26 @@ final class ReaderPool: @unchecked Sendable {
     }
 
     /// Runs `body` with a free reader, waiting for one when all are busy.
-    /// `acquired`, when given, is told how long the call waited, the readers in use (this one included) and their
-    /// number; `released`, the readers in use once this one is back, and their number.
-    func withReader<Result>(acquired: ((Duration, Int, Int) -> Void)? = nil, released: ((Int, Int) -> Void)? = nil,
+    /// `acquired`, when given, is told how long the call waited, the readers in use (this one included), their
+    /// number and a number of `sequence` taken with the count; `released`, the readers in use once this one is back,
+    /// their number and a number of `sequence`.
+    func withReader<Result>(sequence: ObservationSequence? = nil,
+                            acquired: ((Duration, Int, Int, UInt64) -> Void)? = nil,
+                            released: ((Int, Int, UInt64) -> Void)? = nil,
                             _ body: (Database) throws -> Result) throws -> Result {
         let started = acquired.map { _ in ContinuousClock.now }
         permits.wait()
-        let (reader, inUse) = lock.withLock { (available.removeLast(), count - available.count) }
-        if let acquired, let started { acquired(ContinuousClock.now - started, inUse, count) }
+        let (reader, inUse, number) = lock.withLock {
+            (available.removeLast(), count - available.count, sequence?.next() ?? 0)
+        }
+        if let acquired, let started { acquired(ContinuousClock.now - started, inUse, count, number) }
         defer {
-            let inUse = lock.withLock { () -> Int in
+            let (inUse, number) = lock.withLock { () -> (Int, UInt64) in
                 available.append(reader)
-                return count - available.count
+                return (count - available.count, sequence?.next() ?? 0)
             }
             permits.signal()
-            released?(inUse, count)
+            released?(inUse, count, number)
         }
         return try body(reader)
     }

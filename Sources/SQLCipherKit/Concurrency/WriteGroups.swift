@@ -120,11 +120,19 @@ final class WriteGroups: Sendable {
             outcome.value = .failure(error)
         })
         await withTaskCancellationHandler {
-            let leads = state.withLock { state -> Bool in
+            let observer = pool.configuration.database.observer
+            let (leads, depth, sequence) = state.withLock { state -> (Bool, Int, UInt64) in
                 state.queue.append(entry)
-                if state.leading { return false }
+                if state.leading {
+                    return (false, state.queue.count, observer == nil ? 0 : ObservationSequence.shared.next())
+                }
                 state.leading = true
-                return true
+                return (true, 0, 0)
+            }
+            if !leads, let observer {
+                // It waits behind the group being committed.
+                observer.writerQueued(PoolQueueEvent(path: pool.path, queueDepth: depth, sequence: sequence,
+                                                     context: entry.job.context))
             }
             if leads {
                 await lead(pool, own: entry)
@@ -162,7 +170,7 @@ final class WriteGroups: Sendable {
     private func lead(_ pool: DatabasePool, own: Entry) async {
         while !own.isDone {
             do throws(SQLCipherError) {
-                try await pool.writerGate.acquire(timeout: remainingWait(of: own, pool: pool))
+                try await pool.writerGate.acquire(timeout: remainingWait(of: own, pool: pool), reportsQueued: false)
             } catch {
                 // Timed out, or the task was cancelled: this write fails; the next one leads with its own limit.
                 if remove(own) {
@@ -237,9 +245,9 @@ final class WriteGroups: Sendable {
             let alone = entry.runsAlone
             let jobStarted = ContinuousClock.now
             if let observer = pool.configuration.database.observer {
-                let depth = state.withLock { $0.queue.count }
+                let (depth, sequence) = state.withLock { ($0.queue.count, ObservationSequence.shared.next()) }
                 observer.writerAcquired(PoolWaitEvent(path: pool.path, wait: jobStarted - entry.enqueued,
-                                                      queueDepth: depth, inUse: 1, capacity: 1,
+                                                      queueDepth: depth, inUse: 1, capacity: 1, sequence: sequence,
                                                       context: entry.job.context))
             }
             if !open {

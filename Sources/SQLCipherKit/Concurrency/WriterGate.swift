@@ -24,21 +24,32 @@ final class WriterGate: Sendable {
 
     private let state = Mutex(State())
     private let path: String
-    /// Told, at each release, whether the gate went straight to a waiter (1) or is free (0).
-    private let released: (@Sendable (Int) -> Void)?
+    /// Numbers the figures below: taken with them, under the gate's lock.
+    private var sequence: ObservationSequence { .shared }
+    /// Told, at each release, whether the gate went straight to a waiter (1) or is free (0), with its number.
+    private let released: (@Sendable (Int, UInt64) -> Void)?
+    /// Told, when a caller starts to wait for the gate, the callers waiting (this one included), with its number.
+    private let queued: (@Sendable (Int, UInt64) -> Void)?
 
-    init(path: String, released: (@Sendable (Int) -> Void)? = nil) {
+    init(path: String, released: (@Sendable (Int, UInt64) -> Void)? = nil,
+         queued: (@Sendable (Int, UInt64) -> Void)? = nil) {
         self.path = path
         self.released = released
+        self.queued = queued
     }
 
     /// The number of callers waiting (for tests).
     var waiterCount: Int { state.withLock { $0.waiters.count } }
 
+    /// The number of callers waiting, with a number that orders it among the gate's figures.
+    var numberedWaiterCount: (count: Int, sequence: UInt64) {
+        state.withLock { ($0.waiters.count, sequence.next()) }
+    }
+
     /// Takes the gate, blocking this thread while another caller holds it, for at most `timeout` (nil: no limit).
     func acquire(timeout: Duration?) throws(SQLCipherError) {
         let semaphore = DispatchSemaphore(value: 0)
-        let id: UInt64? = state.withLock { state in
+        let waiting: (id: UInt64, depth: Int, number: UInt64)? = state.withLock { state in
             if !state.held {
                 state.held = true
                 return nil
@@ -46,9 +57,10 @@ final class WriterGate: Sendable {
             let id = state.nextID
             state.nextID += 1
             state.waiters.append((id, .thread(semaphore)))
-            return id
+            return (id, state.waiters.count, queued == nil ? 0 : sequence.next())
         }
-        guard let id else { return }
+        guard let (id, depth, number) = waiting else { return }
+        queued?(depth, number)
         let deadline = timeout.map { DispatchTime.now() + .milliseconds(Int(clamping: $0.milliseconds)) } ?? .distantFuture
         if semaphore.wait(timeout: deadline) == .success { return }
         let gaveUp = state.withLock { state in
@@ -63,7 +75,9 @@ final class WriterGate: Sendable {
 
     /// Takes the gate, suspending the task (no thread waits) while another caller holds it, for at most
     /// `timeout` (nil: no limit). Cancelling the task ends the wait with ``SQLCipherError/Kind/interrupted``.
-    func acquire(timeout: Duration?) async throws(SQLCipherError) {
+    /// `reportsQueued`: whether a wait is told to `queued` (not for a group commit's leader, whose write the group's
+    /// queue counts).
+    func acquire(timeout: Duration?, reportsQueued: Bool = true) async throws(SQLCipherError) {
         // A free gate is taken at once: no timer, no continuation.
         let id: UInt64? = state.withLock { state in
             if !state.held {
@@ -87,18 +101,18 @@ final class WriterGate: Sendable {
         do {
             try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                    let outcome: Result<Bool, SQLCipherError> = state.withLock { state in
+                    let outcome: Result<(depth: Int, number: UInt64)?, SQLCipherError> = state.withLock { state in
                         if let error = state.abandoned.removeValue(forKey: id) { return .failure(error) }
                         if !state.held {
                             state.held = true
-                            return .success(true)
+                            return .success(nil)
                         }
                         state.waiters.append((id, .task(continuation)))
-                        return .success(false)
+                        return .success((state.waiters.count, queued == nil || !reportsQueued ? 0 : sequence.next()))
                     }
                     switch outcome {
-                    case .success(true): continuation.resume()
-                    case .success(false): break
+                    case .success(nil): continuation.resume()
+                    case .success(let waiting?): if reportsQueued { queued?(waiting.depth, waiting.number) }
                     case .failure(let error): continuation.resume(throwing: error)
                     }
                 }
@@ -115,14 +129,15 @@ final class WriterGate: Sendable {
 
     /// Gives the gate to the next waiter, or frees it.
     func release() {
-        let next: Waiter? = state.withLock { state in
+        let (next, number): (Waiter?, UInt64) = state.withLock { state in
+            let number = released == nil ? 0 : sequence.next()
             guard !state.waiters.isEmpty else {
                 state.held = false
-                return nil
+                return (nil, number)
             }
-            return state.waiters.removeFirst().waiter
+            return (state.waiters.removeFirst().waiter, number)
         }
-        released?(next == nil ? 0 : 1)
+        released?(next == nil ? 0 : 1, number)
         switch next {
         case .thread(let semaphore): semaphore.signal()
         case .task(let continuation): continuation.resume()

@@ -38,17 +38,10 @@ extension SQLCipherError {
                 + "the statement (see the article \"SQL that SQLCipherKit refuses\")")
             sql = nil
         }
-        // A statement that does not parse never reaches the guard, and SQLite's message quotes the token it stopped
-        // at: with a key in the text (`PRAGMA key = 'secret` unterminated, `ATTACH … KEY 'secret' junk`), both the
-        // message and the SQL would carry the key. So a parse failure of SQL that names a key word in any spelling
-        // (the word anywhere in the text: comments and quoted identifiers included) keeps neither.
-        if !refused, primary == SQLITE_ERROR, let statement = sql, Self.isParseFailure(text),
-           Self.namesKeyWord(statement) {
-            text = "the statement could not be parsed; its text and SQLite's message are left out of this error, as "
-                + "it names a key word and may hold a key (keys never travel in SQL text: see the article \"SQL "
-                + "that SQLCipherKit refuses\")"
-            sql = nil
-        }
+        // SQL that names a key word keeps neither its text nor SQLite's message (the designated initializer
+        // withholds both): a statement that does not parse never reaches the guard, and SQLite's message quotes the
+        // token it stopped at; one that fails before the guard sees it ("unknown database", "no such function" in
+        // an ATTACH's KEY expression) quotes an identifier that may be the key. The kind is judged on the message.
         // Some corruption surfaces as a generic SQLITE_ERROR (sqlcipher_export, integrity checks): the message
         // tells. Only SQLite's own corruption messages count: "malformed JSON" is a bad argument, not a bad file.
         let corruption = ["database disk image is malformed", "malformed database schema"]
@@ -80,16 +73,58 @@ extension SQLCipherError {
                   message: text, sql: sql, path: path)
     }
 
-    /// Whether `message` is SQLite's report of SQL it could not parse: `unrecognized token: "…"`,
-    /// `near "…": syntax error`, `incomplete input`, `unterminated …`.
-    static func isParseFailure(_ message: String) -> Bool {
-        message.hasPrefix("unrecognized token") || message.hasPrefix("near \"") || message.hasPrefix("incomplete input")
-            || message.hasPrefix("unterminated")
+    /// Whether SQL text may hold a key: it names a key word (`key`, and so `rekey`, `hexkey`, `textkey`, a URI's
+    /// `key=`) anywhere, in any case, once percent-escapes are decoded (SQLite decodes them in a URI: `%6Bey=`).
+    /// It over-matches on purpose (`PRIMARY KEY`, a column named `key`, `monkey`) rather than trust a list of
+    /// harmless spellings, which a comment or a statement that does not parse could imitate: such an error keeps its
+    /// kind and result codes only.
+    public static func mayHoldKey(_ sql: String) -> Bool {
+        var bytes = Array(sql.utf8)
+        if bytes.contains(UInt8(ascii: "%")) { bytes = percentDecoded(bytes) }
+        guard bytes.count >= 3 else { return false }
+        func lower(_ byte: UInt8) -> UInt8 { (0x41...0x5a).contains(byte) ? byte | 0x20 : byte }
+        for index in 0..<(bytes.count - 2) where lower(bytes[index]) == UInt8(ascii: "k")
+            && lower(bytes[index + 1]) == UInt8(ascii: "e") && lower(bytes[index + 2]) == UInt8(ascii: "y") {
+            return true
+        }
+        return false
     }
 
-    /// Whether SQL text names a key word (`key`, and so `rekey`, `hexkey`, `textkey`…) anywhere, in any case.
-    static func namesKeyWord(_ sql: String) -> Bool {
-        sql.utf8.count >= 3 && sql.lowercased().contains("key")
+    /// `bytes` with every `%HH` decoded, repeatedly, until none is left (an escaped escape, `%256B`, decodes too).
+    private static func percentDecoded(_ bytes: [UInt8]) -> [UInt8] {
+        func hex(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case 0x30...0x39: byte - 0x30
+            case 0x41...0x46: byte - 0x41 + 10
+            case 0x61...0x66: byte - 0x61 + 10
+            default: nil
+            }
+        }
+        var current = bytes
+        while true {
+            var decoded: [UInt8] = []
+            decoded.reserveCapacity(current.count)
+            var index = 0
+            while index < current.count {
+                if current[index] == UInt8(ascii: "%"), index + 2 < current.count,
+                   let high = hex(current[index + 1]), let low = hex(current[index + 2]) {
+                    decoded.append(high << 4 | low)
+                    index += 3
+                } else {
+                    decoded.append(current[index])
+                    index += 1
+                }
+            }
+            if decoded == current { return current }
+            current = decoded
+        }
+    }
+
+    /// The message of an error from SQLite whose SQL may hold a key: its result code's own text, not SQLite's message.
+    static func withheldMessage(_ extendedResultCode: Int32) -> String {
+        "\(String(cString: sqlite3_errstr(extendedResultCode))) (SQLite's message and the statement's text are left "
+            + "out of this error: the text names a key word and may hold a key; keys never travel in SQL text, see the "
+            + "article \"SQL that SQLCipherKit refuses\")"
     }
 
     /// Whether `message` is SQLite's refusal of a function a schema calls while trusted_schema is off: "unsafe use of

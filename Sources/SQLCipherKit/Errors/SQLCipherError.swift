@@ -93,19 +93,30 @@ public struct SQLCipherError: Error, Sendable, Equatable {
     public let extendedResultCode: Int32
     /// What happened, in SQLite's words or SQLCipherKit's.
     public let message: String
-    /// The SQL that failed, when there was one.
+    /// The SQL that failed, when there was one, and when it names no key word (see
+    /// ``init(kind:resultCode:extendedResultCode:message:sql:path:)``).
     public let sql: String?
     /// The database file concerned, when known.
     public let path: String?
 
     /// Creates an error.
+    ///
+    /// When `sql` names a key word (``SQLCipherError/mayHoldKey(_:)``: `key`, `rekey`, `hexkey`… anywhere in the
+    /// text, in any case, percent-escapes decoded), the error keeps neither the SQL nor, for an error from SQLite
+    /// (a non-zero `resultCode`), SQLite's message, which may quote a token of it: such text may hold a key. Every
+    /// error built with SQL goes through here, whichever statement of a script failed and why.
     public init(kind: Kind, resultCode: Int32 = 0, extendedResultCode: Int32 = 0, message: String,
                 sql: String? = nil, path: String? = nil) {
         self.kind = kind
         self.resultCode = resultCode
         self.extendedResultCode = extendedResultCode
-        self.message = message
-        self.sql = sql
+        if let sql, Self.mayHoldKey(sql) {
+            self.message = resultCode == 0 ? message : Self.withheldMessage(extendedResultCode)
+            self.sql = nil
+        } else {
+            self.message = message
+            self.sql = sql
+        }
         self.path = path
     }
 }

@@ -108,8 +108,9 @@ final class ConnectionObservation {
     }
 
     /// The checked step of `statement` returned `code`: reports its end, if this step ended it.
-    /// `refused`: the SQL guard refused something the statement did as it ran; its text (which may name a key, as
-    /// `VACUUM INTO 'file:…?key=…'` does) is left out of its event, as it is out of the error.
+    /// `refused`: the SQL guard refused something the statement did as it ran. The text of a failed statement that
+    /// was refused, or that names a key word (``SQLCipherError/mayHoldKey(_:)``: `VACUUM INTO 'file:…?key=…'` inside
+    /// a transaction fails before its ATTACH reaches the guard), is left out of its event, as it is out of the error.
     func stepReturned(_ statement: OpaquePointer, code: Int32, refused: Bool = false) {
         stepping = nil
         if code == SQLITE_ROW {
@@ -124,7 +125,8 @@ final class ConnectionObservation {
         pending = nil
         let failed = code != SQLITE_DONE
         observer.statementFinished(StatementEvent(
-            path: event.path, sql: failed && refused ? "" : event.sql, operation: event.operation,
+            path: event.path, sql: failed && (refused || SQLCipherError.mayHoldKey(event.sql)) ? "" : event.sql,
+            operation: event.operation,
             startTime: event.startTime,
             duration: event.duration, rows: event.rows, changes: code == SQLITE_DONE ? event.changes : 0,
             resultCode: code == SQLITE_DONE ? SQLITE_OK : code, context: event.context))

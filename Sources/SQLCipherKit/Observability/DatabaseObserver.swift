@@ -52,6 +52,11 @@ public protocol DatabaseObserver: Sendable {
     /// A statement found the database locked by another connection and waits before it tries again.
     func busyRetried(_ event: BusyEvent)
 
+    /// A pool's write joined the queue for the writer: it waits behind another write (a group commit's queue, or
+    /// the writer held by another caller). With ``writerAcquired(_:)``, which reads the queue again when a write gets
+    /// the writer, it keeps a gauge of the queue current while the writer is held.
+    func writerQueued(_ event: PoolQueueEvent)
+
     /// A pool's write got the writer (``PoolWaitEvent/wait`` is how long it waited for it).
     func writerAcquired(_ event: PoolWaitEvent)
 
@@ -69,6 +74,7 @@ extension DatabaseObserver {
     public func walCommitted(_ event: WALEvent) {}
     public func checkpointFinished(_ event: CheckpointEvent) {}
     public func busyRetried(_ event: BusyEvent) {}
+    public func writerQueued(_ event: PoolQueueEvent) {}
     public func writerAcquired(_ event: PoolWaitEvent) {}
     public func readerAcquired(_ event: PoolWaitEvent) {}
     public func connectionReleased(_ event: PoolReleaseEvent) {}

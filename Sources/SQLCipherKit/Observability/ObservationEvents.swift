@@ -1,5 +1,6 @@
 import CSQLCipher
 import Glibc
+import Synchronization
 
 /// A point in time as tracing and logs want it: nanoseconds since the Unix epoch (the system clock).
 public typealias NanosecondsSinceEpoch = UInt64
@@ -13,8 +14,9 @@ public struct StatementEvent: Sendable {
     /// The database file's path (`:memory:` for an in-memory database).
     public let path: String
     /// The SQL text as prepared ([`sqlite3_sql`](https://sqlite.org/c3ref/expanded_sql.html)): parameters as `?`,
-    /// never their bound values. Empty for a statement the SQL guard refused as it ran (`VACUUM INTO` a URI with a
-    /// key parameter): its text may name a key, and is left out here as it is out of the error.
+    /// never their bound values. Empty for a failed statement that the SQL guard refused as it ran, or whose text
+    /// names a key word (``SQLCipherError/mayHoldKey(_:)``: `VACUUM INTO` a URI with a key parameter): its text may
+    /// hold a key, and is left out here as it is out of the error.
     public let sql: String
     /// The statement's kind: its first keyword, upper-cased, from a fixed set (``StatementEvent/operations``),
     /// or `OTHER`. Safe as a metric label: it never holds SQL text.
@@ -184,6 +186,11 @@ public struct PoolWaitEvent: Sendable {
     public let inUse: Int
     /// The connections of this kind the pool has.
     public let capacity: Int
+    /// Orders this event's figures among the pool's: one read later has a larger number. Events reach an observer
+    /// from several threads, after their figures were read, so they can arrive out of order: an observer that keeps
+    /// a gauge of ``inUse`` or ``queueDepth`` keeps the figure with the largest number (the SQLCipherKitObservability
+    /// package does).
+    public let sequence: UInt64
     /// What ``DatabaseObserver/currentContext()`` returned for the work this event belongs to.
     public let context: (any Sendable)?
 }
@@ -203,6 +210,26 @@ public struct PoolReleaseEvent: Sendable {
     public let inUse: Int
     /// The connections of this kind the pool has.
     public let capacity: Int
+    /// Orders this event's figures among the pool's: one read later has a larger number. Events reach an observer
+    /// from several threads, after their figures were read, so they can arrive out of order: an observer that keeps
+    /// a gauge of ``inUse`` keeps the figure with the largest number (the SQLCipherKitObservability
+    /// package does).
+    public let sequence: UInt64
+}
+
+/// A write joined the queue for a pool's writer (``DatabaseObserver/writerQueued(_:)``).
+public struct PoolQueueEvent: Sendable {
+    /// The database file's path.
+    public let path: String
+    /// The writes queued for the writer, this one included.
+    public let queueDepth: Int
+    /// Orders this event's figures among the pool's: one read later has a larger number. Events reach an observer
+    /// from several threads, after their figures were read, so they can arrive out of order: an observer that keeps
+    /// a gauge of ``queueDepth`` keeps the figure with the largest number (the SQLCipherKitObservability
+    /// package does).
+    public let sequence: UInt64
+    /// What ``DatabaseObserver/currentContext()`` returned for the work this event belongs to.
+    public let context: (any Sendable)?
 }
 
 /// The clocks events use.
@@ -217,5 +244,26 @@ enum ObservationClock {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+}
+
+
+/// The numbers that order a pool's figures (``PoolWaitEvent/sequence``, ``PoolReleaseEvent/sequence``,
+/// ``PoolQueueEvent/sequence``): each is taken under the lock that reads the figure it goes with, so a figure read
+/// later has a larger number, whichever thread reports it first.
+///
+/// One sequence serves every pool of the process: a pool opened again on the same file (the same gauges) goes on
+/// from the numbers its predecessor reached, rather than starting below them.
+final class ObservationSequence: Sendable {
+    /// The process's one sequence.
+    static let shared = ObservationSequence()
+
+    private let last = Atomic<UInt64>(0)
+
+    private init() {}
+
+    /// The next number (1, 2, …). Called with the lock held that guards the figure being read.
+    func next() -> UInt64 {
+        last.add(1, ordering: .relaxed).newValue
     }
 }

@@ -66,14 +66,19 @@ struct SQLCipherErrorTests {
     }
 }
 
-/// A key written into SQL text that does not parse never reaches the guard, and SQLite's message quotes the token it
-/// stopped at: such an error must carry neither the SQL nor that token.
-@Suite("SQLCipherError: a key in SQL that does not parse")
+/// SQL text that holds a key and fails before (or without) the guard's refusal: it does not parse (SQLite's message
+/// quotes the token it stopped at), an earlier statement of the script fails, the key pragma names a schema that does
+/// not exist, an ATTACH's KEY expression does not resolve, a URI's `key` is percent-escaped, `VACUUM INTO` a keyed URI
+/// fails as it runs. Such an error must carry neither the SQL nor the key, by every route; nor may the statement's
+/// event. (Found by an attacker's read of the first fix, which covered the first kind alone.)
+@Suite("SQLCipherError: a key in SQL that fails")
 struct SQLCipherErrorUnparsedKeyTests {
-    static let secret = "UNPARSED-KEY-SECRET-7f3a"
+    /// No "key" in it: the statements below must name the key word themselves.
+    static let secret = "SECRET_7f3a_HIDDEN"
 
-    /// Spellings that fail to parse, each with the secret in it.
+    /// Spellings that fail, each with the secret in it.
     static let statements = [
+        // Does not parse.
         "PRAGMA key='\(secret)",
         "PRAGMA/**/rekey = '\(secret)",
         "pragma main.\"hexkey\" = \"x'\(secret)",
@@ -81,33 +86,122 @@ struct SQLCipherErrorUnparsedKeyTests {
         "ATTACH 'other.db' AS other KEY '\(secret)' junk(",
         "SELECT 1; PRAGMA key = '\(secret)",
         "PRAGMA KEY = \(secret) (",
+        // An earlier statement of the script fails for an ordinary reason.
+        "SELECT * FROM nope; PRAGMA key = '\(secret)'",
+        "SELECT nocol FROM sqlite_schema; PRAGMA rekey = '\(secret)'",
+        "SELECT nofunc(); ATTACH 'o.db' AS o KEY '\(secret)'",
+        "SELECT 1; SELECT * FROM nope; PRAGMA key='\(secret)'",
+        // Fails before the guard sees it: an unknown schema, an ATTACH or VACUUM expression that does not resolve
+        // (SQLite's message may quote the key itself, written as an identifier).
+        "PRAGMA nosuch.key = '\(secret)'",
+        "PRAGMA nosuch.rekey('\(secret)')",
+        "ATTACH 'o.db' AS o KEY '\(secret)' || nofunc()",
+        "ATTACH 'o.db' AS o KEY \(secret).x",
+        "ATTACH 'o.db' AS o KEY +\(secret)",
+        "ATTACH 'o.db' AS o KEY \(secret)()",
+        "ATTACH 'file:o.db?key=\(secret)' || nofunc() AS o",
+        "VACUUM nosuch INTO 'file:v.db?key=\(secret)'",
+        "VACUUM INTO 'file:v.db?key=\(secret)' || nofunc()",
+        // A URI's key parameter percent-escaped (SQLite decodes it), failing to parse.
+        "ATTACH 'file:o.db?%6Bey=\(secret)",
+        "ATTACH 'file:o.db?%6Bey=\(secret)' AS",
+        "VACUUM INTO 'file:v.db?%6b%65%79=\(secret)",
+        "VACUUM INTO 'file:v.db?%256Bey=\(secret)",
     ]
 
-    @Test("under every cipher configuration: the error of each spelling holds neither the SQL nor the key; control: a parse error without a key word keeps its SQL",
+    /// The routes a statement takes: a script, a prepared statement, a cached one, a query.
+    static let routes: [(name: String, run: @Sendable (Database, String) throws(SQLCipherError) -> Void)] = [
+        ("execute(script)", { db, sql throws(SQLCipherError) in try db.execute(sql) }),
+        ("execute(sql, arguments)", { db, sql throws(SQLCipherError) in try db.execute(sql, StatementArguments.none) }),
+        ("fetchAll", { db, sql throws(SQLCipherError) in _ = try db.fetchAll(sql) }),
+        ("cachedStatement", { db, sql throws(SQLCipherError) in _ = try db.cachedStatement(sql) }),
+    ]
+
+    @Test("under every cipher configuration, by every route: the error of each spelling holds neither the SQL nor the key; control: a failure without a key word keeps its SQL and message",
           arguments: CipherConfiguration.all)
-    func noKeyInParseErrors(_ configuration: CipherConfiguration) throws {
+    func noKeyInErrors(_ configuration: CipherConfiguration) throws {
         let folder = try TemporaryDirectory()
         let db = try Database(path: folder.file("e.db"), key: try configuration.makeKey(),
                               configuration: configuration.database())
         defer { db.close() }
         for statement in Self.statements {
-            do {
-                try db.execute(statement)
-                Issue.record("\(statement) ran")
-            } catch {
-                #expect(error.sql == nil, "\(statement)")
-                #expect(!"\(error)".contains(Self.secret) && !error.message.contains(Self.secret), "\(error)")
+            for route in Self.routes {
+                do {
+                    try route.run(db, statement)
+                    Issue.record("\(route.name): \(statement) ran")
+                } catch {
+                    #expect(error.sql == nil, "\(route.name): \(statement)")
+                    #expect(!"\(error)".contains(Self.secret) && !error.message.contains(Self.secret),
+                            "\(route.name): \(error)")
+                }
             }
         }
-        // Control: the same kind of failure without a key word keeps its SQL and SQLite's message (the check above
-        // would pass on an error that never carried them).
-        let marker = "unterminated-literal-7f3a"
-        let plain = "SELECT '\(marker)"
-        do {
-            try db.execute(plain)
-            Issue.record("\(plain) ran")
-        } catch {
-            #expect(error.sql == plain && "\(error)".contains(marker), "\(error)")
+        // A comment alone holds no statement: a script runs nothing, a prepared statement fails without the text.
+        let comment = "-- PRAGMA key='\(Self.secret)'"
+        let error = thrownError { _ = try db.prepare(comment) }
+        #expect(error?.kind == .invalidArgument && error?.sql == nil && !"\(String(describing: error))".contains(Self.secret))
+        // Control: the same failures without a key word keep their SQL and SQLite's message (the checks above would
+        // pass on errors that never carried them).
+        let marker = "marker_7f3a"
+        for (plain, inMessage) in [("SELECT '\(marker)", true), ("SELECT * FROM nope; SELECT '\(marker)'", false),
+                                   ("ATTACH 'o.db' || \(marker)() AS o", true)] {
+            for route in Self.routes.prefix(1) {
+                do {
+                    try route.run(db, plain)
+                    Issue.record("\(plain) ran")
+                } catch {
+                    #expect(error.sql == plain && "\(error)".contains(marker)
+                            && (!inMessage || error.message.contains(marker)), "\(plain): \(error) sql=\(String(describing: error.sql))")
+                }
+            }
         }
+    }
+
+    @Test("under every cipher configuration: VACUUM INTO a keyed URI that fails as it runs (inside a transaction) keeps its text out of the error and of the statement's event; control: another failed statement's event keeps its text",
+          arguments: CipherConfiguration.all)
+    func noKeyInFailedStatementEvents(_ configuration: CipherConfiguration) throws {
+        let folder = try TemporaryDirectory()
+        let recorder = FailedStatementRecorder()
+        var settings = configuration.database()
+        settings.observer = recorder
+        let db = try Database(path: folder.file("v.db"), key: try configuration.makeKey(), configuration: settings)
+        defer { db.close() }
+        try db.execute("CREATE TABLE t(x UNIQUE); INSERT INTO t VALUES (1)")
+        for statement in ["VACUUM INTO 'file:\(folder.file("copy.db"))?key=\(Self.secret)'",
+                          "VACUUM INTO 'file:\(folder.file("copy.db"))?%6Bey=\(Self.secret)'"] {
+            let error = thrownError {
+                try db.transaction { try db.execute(statement) }
+            }
+            #expect(error != nil && error?.sql == nil && !"\(String(describing: error))".contains(Self.secret))
+        }
+        // Control: a failed statement without a key word keeps its text in its event.
+        #expect(thrownError { try db.execute("INSERT INTO t VALUES (1)") }?.kind == .constraint)
+        let failed = recorder.failed
+        #expect(failed.filter { $0.contains("VACUUM") }.isEmpty, "\(failed)")
+        #expect(!failed.contains { $0.contains(Self.secret) }, "\(failed)")
+        #expect(failed.contains("INSERT INTO t VALUES (1)"), "\(failed)")
+    }
+
+    @Test("the key word is found in any case, inside comments and quotes, and behind percent-escapes; not in text without it")
+    func mayHoldKey() {
+        for text in ["PRAGMA key", "x KEY y", "/*kEy*/", "'file:a?%6Bey=1'", "%6b%65%79", "%256Bey", "monkey"] {
+            #expect(SQLCipherError.mayHoldKey(text), "\(text)")
+        }
+        for text in ["", "ke", "SELECT 1", "file:a?%6Bex=1", "k e y", "%6", "%zz"] {
+            #expect(!SQLCipherError.mayHoldKey(text), "\(text)")
+        }
+    }
+}
+
+/// The SQL text of every failed statement's event.
+final class FailedStatementRecorder: DatabaseObserver, @unchecked Sendable {
+    private let lock = NSLock()
+    private var texts: [String] = []
+
+    var failed: [String] { lock.withLock { texts } }
+
+    func statementFinished(_ event: StatementEvent) {
+        guard event.resultCode != 0 else { return }
+        lock.withLock { texts.append(event.sql) }
     }
 }

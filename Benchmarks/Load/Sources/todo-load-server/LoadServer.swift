@@ -25,6 +25,10 @@ enum LoadDatabase: String, CaseIterable, Sendable {
     /// As `encryptedObserved` without an OTLP endpoint: metrics (the observer's and Vapor's, through
     /// swift-prometheus) and no traces, which tells the two costs apart.
     case encryptedMetrics = "encrypted-metrics"
+    /// As `encryptedObserved`, with run.sh setting swift-otel's head sampler to a ratio
+    /// (`OTEL_TRACES_SAMPLER=parentbased_traceidratio`, `OTEL_TRACES_SAMPLER_ARG=0.1`): a tenth of the requests
+    /// traced, as a server under load is usually run; the spans the sampler drops record nothing.
+    case encryptedSampled = "encrypted-sampled"
 }
 
 /// `todo-load-server serve --hostname H --port P` (any Vapor command): Examples/VaporTodo's app on the database
@@ -52,7 +56,7 @@ enum LoadServer {
             switch database {
             case .encrypted:
                 try await configure(app, settings: TodoSettings(environment: variables))
-            case .encryptedObserved, .encryptedMetrics:
+            case .encryptedObserved, .encryptedMetrics, .encryptedSampled:
                 let made = try TodoTelemetry(environment: variables, logger: app.logger)
                 telemetry = made
                 try await configure(app, settings: TodoSettings(environment: variables),

@@ -35,6 +35,8 @@ final class Instruments: Sendable {
         var timers: [Key: Metrics.Timer] = [:]
         var gauges: [Key: Gauge] = [:]
         var counters: [Key: Counter] = [:]
+        /// The number of the figure each pool gauge shows (``recordInOrder(_:_:sequence:_:)``).
+        var shown: [Key: UInt64] = [:]
     }
 
     private let made = Mutex(Made())
@@ -59,16 +61,21 @@ final class Instruments: Sendable {
         }
     }
 
-    func connectionCount(role: PoolReleaseEvent.Role, state: String, namespace: String) -> Gauge {
-        gauge(Key(kind: .connectionCount, namespace: namespace, first: role.rawValue, second: state)) {
+    /// Sets `db.client.connection.count` for `role` and `state` to `value`, unless a figure read after it (a larger
+    /// `sequence`) is set already.
+    func recordConnectionCount(_ value: Int, role: PoolReleaseEvent.Role, state: String, namespace: String,
+                               sequence: UInt64) {
+        recordInOrder(Key(kind: .connectionCount, namespace: namespace, first: role.rawValue, second: state), value,
+                      sequence: sequence) {
             ("db.client.connection.count", [Self.system, ("db.client.connection.pool.name", namespace),
                                             ("db.client.connection.state", state),
                                             ("sqlcipherkit.connection.role", role.rawValue)])
         }
     }
 
-    func pendingRequests(namespace: String) -> Gauge {
-        gauge(Key(kind: .pendingRequests, namespace: namespace)) {
+    /// Sets `db.client.connection.pending_requests` to `value`, unless a figure read after it is set already.
+    func recordPendingRequests(_ value: Int, namespace: String, sequence: UInt64) {
+        recordInOrder(Key(kind: .pendingRequests, namespace: namespace), value, sequence: sequence) {
             ("db.client.connection.pending_requests", [Self.system, ("db.client.connection.pool.name", namespace)])
         }
     }
@@ -134,6 +141,27 @@ final class Instruments: Sendable {
             let gauge = Gauge(label: label, dimensions: dimensions, factory: factory)
             made.gauges[key] = gauge
             return gauge
+        }
+    }
+
+    /// Sets the gauge `key` names to `value` when `sequence` is larger than the one of the figure it shows: a pool
+    /// reads its figures under its locks, but reports them after, from several threads, so an older figure can
+    /// arrive last (a reader's release overtaken by the next acquire), and would stay until the next event. The check
+    /// and the set share the lock, so the last set is the newest figure.
+    private func recordInOrder(_ key: Key, _ value: Int, sequence: UInt64,
+                               _ labels: () -> (String, [(String, String)])) {
+        made.withLock { made in
+            if let shown = made.shown[key], shown >= sequence { return }
+            made.shown[key] = sequence
+            let gauge: Gauge
+            if let made = made.gauges[key] {
+                gauge = made
+            } else {
+                let (label, dimensions) = labels()
+                gauge = Gauge(label: label, dimensions: dimensions, factory: factory)
+                made.gauges[key] = gauge
+            }
+            gauge.record(value)
         }
     }
 

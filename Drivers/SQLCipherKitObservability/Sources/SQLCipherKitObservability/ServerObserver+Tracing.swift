@@ -14,20 +14,28 @@ extension ServerObserver {
         let span = tracer.startSpan(event.operation, context: parent, ofKind: .client,
                                     at: DefaultTracerClock.Timestamp(nanosecondsSinceEpoch: event.startTime),
                                     function: #function, file: #fileID, line: #line)
-        span.attributes["db.system.name"] = "sqlite"
-        span.attributes["db.namespace"] = namespace(for: event.path)
-        span.attributes["db.operation.name"] = event.operation
-        span.attributes["db.response.returned_rows"] = event.rows
-        span.attributes["sqlcipherkit.rows_changed"] = event.changes
-        switch configuration.queryText {
-        case .off: break
-        case .operationOnly: span.attributes["db.query.summary"] = event.operation
-        case .exact: span.attributes["db.query.text"] = event.sql
-        }
-        if let errorType {
-            span.attributes["error.type"] = errorType
-            span.attributes["db.response.status_code"] = "\(event.resultCode)"
-            span.setStatus(SpanStatus(code: .error))
+        // One update, not one per attribute: a recording span guards its attributes with a lock, and each
+        // subscript assignment reads and writes the whole set under it. A span the sampler dropped records nothing.
+        if span.isRecording {
+            let namespace = namespace(for: event.path)
+            let queryText = configuration.queryText
+            span.updateAttributes { attributes in
+                attributes["db.system.name"] = "sqlite"
+                attributes["db.namespace"] = namespace
+                attributes["db.operation.name"] = event.operation
+                attributes["db.response.returned_rows"] = event.rows
+                attributes["sqlcipherkit.rows_changed"] = event.changes
+                switch queryText {
+                case .off: break
+                case .operationOnly: attributes["db.query.summary"] = event.operation
+                case .exact: attributes["db.query.text"] = event.sql
+                }
+                if let errorType {
+                    attributes["error.type"] = errorType
+                    attributes["db.response.status_code"] = "\(event.resultCode)"
+                }
+            }
+            if errorType != nil { span.setStatus(SpanStatus(code: .error)) }
         }
         span.end(at: DefaultTracerClock.Timestamp(
             nanosecondsSinceEpoch: event.startTime &+ UInt64(max(0, event.duration.nanoseconds))))
@@ -39,11 +47,16 @@ extension ServerObserver {
         let span = tracer.startSpan("transaction", context: parent, ofKind: .internal,
                                     at: DefaultTracerClock.Timestamp(nanosecondsSinceEpoch: event.startTime),
                                     function: #function, file: #fileID, line: #line)
-        span.attributes["db.system.name"] = "sqlite"
-        span.attributes["db.namespace"] = namespace(for: event.path)
-        span.attributes["sqlcipherkit.transaction.outcome"] = event.outcome.rawValue
-        span.attributes["sqlcipherkit.transaction.wrote"] = event.wrote
-        span.attributes["sqlcipherkit.transaction.commit_duration_ns"] = event.commitDuration.nanoseconds
+        if span.isRecording {
+            let namespace = namespace(for: event.path)
+            span.updateAttributes { attributes in
+                attributes["db.system.name"] = "sqlite"
+                attributes["db.namespace"] = namespace
+                attributes["sqlcipherkit.transaction.outcome"] = event.outcome.rawValue
+                attributes["sqlcipherkit.transaction.wrote"] = event.wrote
+                attributes["sqlcipherkit.transaction.commit_duration_ns"] = event.commitDuration.nanoseconds
+            }
+        }
         span.end(at: DefaultTracerClock.Timestamp(
             nanosecondsSinceEpoch: event.startTime &+ UInt64(max(0, event.duration.nanoseconds))))
     }

@@ -131,28 +131,39 @@ public struct ServerObserver: DatabaseObserver {
         instruments?.busyRetries(namespace: namespace(for: event.path)).increment()
     }
 
+    public func writerQueued(_ event: PoolQueueEvent) {
+        instruments?.recordPendingRequests(event.queueDepth, namespace: namespace(for: event.path),
+                                           sequence: event.sequence)
+    }
+
     public func writerAcquired(_ event: PoolWaitEvent) {
-        instruments?.connectionWait(role: .writer, namespace: namespace(for: event.path))
-            .recordNanoseconds(event.wait.nanoseconds)
-        instruments?.pendingRequests(namespace: namespace(for: event.path)).record(event.queueDepth)
-        recordConnections(role: .writer, inUse: event.inUse, capacity: event.capacity, path: event.path)
+        guard let instruments else { return }
+        let namespace = namespace(for: event.path)
+        instruments.connectionWait(role: .writer, namespace: namespace).recordNanoseconds(event.wait.nanoseconds)
+        instruments.recordPendingRequests(event.queueDepth, namespace: namespace, sequence: event.sequence)
+        recordConnections(role: .writer, inUse: event.inUse, capacity: event.capacity, sequence: event.sequence,
+                          namespace: namespace)
     }
 
     public func readerAcquired(_ event: PoolWaitEvent) {
-        instruments?.connectionWait(role: .reader, namespace: namespace(for: event.path))
-            .recordNanoseconds(event.wait.nanoseconds)
-        recordConnections(role: .reader, inUse: event.inUse, capacity: event.capacity, path: event.path)
+        guard let instruments else { return }
+        let namespace = namespace(for: event.path)
+        instruments.connectionWait(role: .reader, namespace: namespace).recordNanoseconds(event.wait.nanoseconds)
+        recordConnections(role: .reader, inUse: event.inUse, capacity: event.capacity, sequence: event.sequence,
+                          namespace: namespace)
     }
 
     public func connectionReleased(_ event: PoolReleaseEvent) {
-        recordConnections(role: event.role, inUse: event.inUse, capacity: event.capacity, path: event.path)
+        recordConnections(role: event.role, inUse: event.inUse, capacity: event.capacity, sequence: event.sequence,
+                          namespace: namespace(for: event.path))
     }
 
-    private func recordConnections(role: PoolReleaseEvent.Role, inUse: Int, capacity: Int, path: String) {
+    private func recordConnections(role: PoolReleaseEvent.Role, inUse: Int, capacity: Int, sequence: UInt64,
+                                   namespace: String) {
         guard let instruments else { return }
-        let namespace = namespace(for: path)
-        instruments.connectionCount(role: role, state: "used", namespace: namespace).record(inUse)
-        instruments.connectionCount(role: role, state: "idle", namespace: namespace).record(capacity - inUse)
+        instruments.recordConnectionCount(inUse, role: role, state: "used", namespace: namespace, sequence: sequence)
+        instruments.recordConnectionCount(capacity - inUse, role: role, state: "idle", namespace: namespace,
+                                          sequence: sequence)
     }
 }
 

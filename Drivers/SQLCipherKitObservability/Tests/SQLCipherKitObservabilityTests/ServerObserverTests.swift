@@ -4,7 +4,7 @@ import InMemoryTracing
 import Logging
 import MetricsTestKit
 import SQLCipherKit
-import SQLCipherKitObservability
+@testable import SQLCipherKitObservability
 import Testing
 import Tracing
 
@@ -104,7 +104,7 @@ struct ServerObserverTests {
         try await pool.write { db in try db.execute("INSERT INTO t VALUES (1)") }
         var context = ServiceContext.topLevel
         context[RequestIDKey.self] = "request-42"
-        await ServiceContext.withValue(context) {
+        _ = await ServiceContext.withValue(context) {
             await #expect(throws: SQLCipherError.self) {
                 try await pool.write { db in try db.execute("INSERT INTO t VALUES (1)") }
             }
@@ -116,6 +116,61 @@ struct ServerObserverTests {
         pool.close()
         let failures = scene.logs.entries.filter { $0.metadata["error.type"] == "SQLITE_CONSTRAINT" }
         #expect(failures.map { $0.metadata["request.id"] } == ["request-42", nil], "\(failures)")
+    }
+
+    @Test("pool gauges keep the newest figure: one read earlier but reported later does not overwrite it; control: a newer one does")
+    func poolGaugesKeepTheNewestFigure() {
+        let metrics = TestMetrics()
+        let instruments = Instruments(factory: metrics)
+        func last(_ label: String) -> Int? {
+            MetricValues(metrics).all(label).first?.values.last.map { Int($0) }
+        }
+        // A reader given back (0 in use, read 5th) reported before the acquire read 4th (1 in use).
+        instruments.recordConnectionCount(0, role: .reader, state: "used", namespace: "n", sequence: 5)
+        instruments.recordConnectionCount(1, role: .reader, state: "used", namespace: "n", sequence: 4)
+        #expect(last("db.client.connection.count") == 0)
+        instruments.recordPendingRequests(0, namespace: "n", sequence: 7)
+        instruments.recordPendingRequests(3, namespace: "n", sequence: 6)
+        #expect(last("db.client.connection.pending_requests") == 0)
+        // Control: newer figures are shown.
+        instruments.recordConnectionCount(2, role: .reader, state: "used", namespace: "n", sequence: 8)
+        instruments.recordPendingRequests(4, namespace: "n", sequence: 9)
+        #expect(last("db.client.connection.count") == 2 && last("db.client.connection.pending_requests") == 4)
+    }
+
+    @Test("pending_requests counts the writes queued behind a held writer while it is held, and 0 once they ran")
+    func pendingRequestsWhileTheWriterIsHeld() async throws {
+        let scene = try Scene(queryText: .off)
+        let pool = try DatabasePool(path: scene.file("queue.db"), key: try .rawKey(hex: Array(Scene.keyHex().utf8)),
+                                    configuration: .init(readerCount: 1, database: .init(observer: scene.observer)))
+        try await pool.write { db in try db.execute("CREATE TABLE t(x)") }
+        func pending() -> Int? {
+            MetricValues(scene.metrics).all("db.client.connection.pending_requests").first?.values.last.map { Int($0) }
+        }
+        #expect(pending() == 0, "the CREATE got the writer with no write queued")
+        let (held, holding) = AsyncStream.makeStream(of: Void.self)
+        let (release, releasing) = AsyncStream.makeStream(of: Void.self)
+        let session = Task {
+            try await pool.writeSession { _ in
+                holding.yield()
+                for await _ in release { break }
+            }
+        }
+        for await _ in held { break }
+        let writes = (1...3).map { value in
+            Task { try await pool.write { db in try db.execute("INSERT INTO t VALUES (\(value))") } }
+        }
+        // While the session holds the writer, the gauge follows the queue (before, it moved only when a write got
+        // the writer, and showed 0 here). A bound, not a timing: the three writes queue within milliseconds.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while pending() != 3, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(pending() == 3)
+        releasing.yield()
+        try await session.value
+        for write in writes { try await write.value }
+        #expect(pending() == 0)
+        #expect(try await pool.read { db in try db.scalar(Int.self, "SELECT count(*) FROM t") } == 3)
+        pool.close()
     }
 
     @Test("query text: off leaves it out, operationOnly gives the operation alone, exact the statement as prepared")
