@@ -17,6 +17,9 @@ struct ShellTests {
     static let passphrase = "shell-passphrase-\(UUID().uuidString)"
     /// Typed in the session inside a refused `PRAGMA key`: must reach neither the history nor the database.
     static let typedKey = "typed-key-\(UUID().uuidString)"
+    /// Typed in URI keys that no spelling of the line shows: without "key" in it, so that only the rule's other
+    /// words (`vacuum`, `attach`) can keep such a line out of the history.
+    static let typedSecret = "typed-secret-\(UUID().uuidString)"
 
     static let prompt = "\nsqlcipherkit> "
     static let continuation = "\n   ...> "
@@ -64,6 +67,12 @@ struct ShellTests {
         enter("PRAGMA key = '\(Self.typedKey)';", on: terminal, expecting: "refused")
         #expect(terminal.waitFor(Self.prompt))
         #expect(!terminal.transcript.contains(Self.passphrase), "the shell printed the key")
+        // A URI key that no spelling of the line shows (percent-escaped, built by an expression): refused, and, like
+        // the line above, never kept in the history (checked below with the typed key).
+        let copy = folder.file("copy.db")
+        enter("VACUUM INTO 'file:\(copy)?%6Bey=\(Self.typedSecret)';", on: terminal, expecting: "refused")
+        enter("VACUUM INTO 'file:\(copy)?k' || 'ey=\(Self.typedSecret)';", on: terminal, expecting: "refused")
+        #expect(!FileManager.default.fileExists(atPath: copy))
 
         // Ctrl-C during a statement that never ends: "interrupted", and the shell still answers.
         enter(".mode csv", on: terminal)
@@ -112,6 +121,7 @@ struct ShellTests {
         #expect(!kept.contains(Self.passphrase), "the history holds the passphrase:\n\(kept)")
         #expect(!kept.lowercased().contains("pragma key") && !kept.contains(Self.typedKey),
                 "the history holds the refused PRAGMA key line:\n\(kept)")
+        #expect(!kept.contains(Self.typedSecret), "the history holds a refused VACUUM INTO a keyed URI:\n\(kept)")
         #expect(!kept.contains("SELECT 1 +"), "the history holds the cancelled statement:\n\(kept)")
 
         // What was written is in the database, under the key (the refused PRAGMA key changed nothing).

@@ -38,6 +38,11 @@ extension SQLCipherError {
                 + "the statement (see the article \"SQL that SQLCipherKit refuses\")")
             sql = nil
         }
+        // The engine's own refusals (SQLCipherKit's local changes to VACUUM INTO, BuildSupport/engine/local-changes)
+        // are fixed texts that say what to do: like the guard's, they keep their message and drop the SQL.
+        if !refused, primary == SQLITE_ERROR, text.hasPrefix("VACUUM INTO is refused") {
+            sql = nil
+        }
         // SQL that names a key word keeps neither its text nor SQLite's message (the designated initializer
         // withholds both): a statement that does not parse never reaches the guard, and SQLite's message quotes the
         // token it stopped at; one that fails before the guard sees it ("unknown database", "no such function" in
@@ -74,20 +79,22 @@ extension SQLCipherError {
     }
 
     /// Whether SQL text may hold a key: it names a key word (`key`, and so `rekey`, `hexkey`, `textkey`, a URI's
-    /// `key=`) anywhere, in any case, once percent-escapes are decoded (SQLite decodes them in a URI: `%6Bey=`).
-    /// It over-matches on purpose (`PRIMARY KEY`, a column named `key`, `monkey`) rather than trust a list of
-    /// harmless spellings, which a comment or a statement that does not parse could imitate: such an error keeps its
-    /// kind and result codes only.
+    /// `key=`) anywhere, in any case, once percent-escapes are decoded (SQLite decodes them in a URI: `%6Bey=`); or
+    /// it names `attach` or `vacuum`, the two statements that open a file by a name an expression can build
+    /// (`VACUUM INTO 'file:x?k' || 'ey=secret'`: a URI key no spelling of the text shows).
+    /// It over-matches on purpose (`PRIMARY KEY`, a column named `key`, `monkey`, any failed `VACUUM`) rather than
+    /// trust a list of harmless spellings, which a comment or a statement that does not parse could imitate: such an
+    /// error keeps its kind and result codes only.
     public static func mayHoldKey(_ sql: String) -> Bool {
         var bytes = Array(sql.utf8)
         if bytes.contains(UInt8(ascii: "%")) { bytes = percentDecoded(bytes) }
-        guard bytes.count >= 3 else { return false }
         func lower(_ byte: UInt8) -> UInt8 { (0x41...0x5a).contains(byte) ? byte | 0x20 : byte }
-        for index in 0..<(bytes.count - 2) where lower(bytes[index]) == UInt8(ascii: "k")
-            && lower(bytes[index + 1]) == UInt8(ascii: "e") && lower(bytes[index + 2]) == UInt8(ascii: "y") {
-            return true
+        let lowered = bytes.map(lower)
+        return [Array("key".utf8), Array("attach".utf8), Array("vacuum".utf8)].contains { word in
+            lowered.count >= word.count && (0...(lowered.count - word.count)).contains { start in
+                lowered[start..<(start + word.count)].elementsEqual(word)
+            }
         }
-        return false
     }
 
     /// `bytes` with every `%HH` decoded, repeatedly, until none is left (an escaped escape, `%256B`, decodes too).

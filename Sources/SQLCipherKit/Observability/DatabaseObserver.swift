@@ -20,8 +20,9 @@
 ///
 /// A statement event holds the SQL text as the caller prepared it (`sqlite3_sql`), never with its bound values
 /// expanded, so a value bound with `?` is in no event. No event holds key material: keys reach the engine through
-/// `sqlite3_key_v2` and `sqlite3_rekey_v2`, never as SQL text (<doc:ThreatModel>), and SQL text that names a key is
-/// refused before it runs. ``StatementEvent/operation`` is one word from a fixed set, for metric labels.
+/// `sqlite3_key_v2` and `sqlite3_rekey_v2`, never as SQL text (<doc:ThreatModel>), SQL text that names a key is
+/// refused before it runs, and a failed statement whose text may hold a key (``SQLCipherError/mayHoldKey(_:)``) has
+/// its text left out of its event. ``StatementEvent/operation`` is one word from a fixed set, for metric labels.
 ///
 /// ## Where the methods run
 ///
