@@ -126,7 +126,7 @@ public final class DatabasePool: @unchecked Sendable {
         isEncrypted = key != nil
         let observer = configuration.database.observer
         writerGate = WriterGate(path: path, released: Self.writerReleased(observer: observer, path: path),
-                                queued: Self.writerQueued(observer: observer, path: path))
+                                pendingChanged: Self.writerQueueChanged(observer: observer, path: path))
         workers = WorkerThreads(limit: configuration.readerCount + 1, name: "SQLCipherKit.DatabasePool")
         let existedBefore = access(path, F_OK) == 0
         let settings = configuration.database.cipher
@@ -223,8 +223,8 @@ public final class DatabasePool: @unchecked Sendable {
         try marked("DatabasePool.read") {
             try checkOpen()
             let observer = configuration.database.observer
-            return try readers.withReader(sequence: observer.map { _ in ObservationSequence.shared }, acquired: observer.map {
-                observer in { [path] wait, inUse, capacity, sequence in
+            return try readers.withReader(acquired: observer.map { observer in
+                { [path] wait, inUse, capacity, sequence in
                     observer.readerAcquired(PoolWaitEvent(path: path, wait: wait, queueDepth: 0, inUse: inUse,
                                                           capacity: capacity, sequence: sequence,
                                                           context: ObservationContext.current ?? observer.currentContext()))
@@ -401,14 +401,14 @@ public final class DatabasePool: @unchecked Sendable {
         }
     }
 
-    /// What the writer gate tells when a caller starts to wait for it, for `observer` (on the caller's thread or
-    /// task, so with its context).
-    private static func writerQueued(observer: (any DatabaseObserver)?, path: String)
+    /// What the writer gate tells when the writes waiting for the writer change, for `observer` (on the thread or
+    /// task that changed them, with its context).
+    private static func writerQueueChanged(observer: (any DatabaseObserver)?, path: String)
         -> (@Sendable (Int, UInt64) -> Void)? {
         guard let observer else { return nil }
         return { depth, sequence in
-            observer.writerQueued(PoolQueueEvent(path: path, queueDepth: depth, sequence: sequence,
-                                                 context: ObservationContext.current ?? observer.currentContext()))
+            observer.writerQueueChanged(PoolQueueEvent(path: path, queueDepth: depth, sequence: sequence,
+                                                       context: ObservationContext.current ?? observer.currentContext()))
         }
     }
 
@@ -423,7 +423,7 @@ public final class DatabasePool: @unchecked Sendable {
     /// Reports that a write got the writer after waiting since `started`, with the current context.
     func reportWriterAcquired(waitingSince started: ContinuousClock.Instant) {
         guard let observer = configuration.database.observer else { return }
-        let (depth, sequence) = writerGate.numberedWaiterCount
+        let (depth, sequence) = writerGate.numberedPending
         observer.writerAcquired(PoolWaitEvent(
             path: path, wait: ContinuousClock.now - started, queueDepth: depth, inUse: 1, capacity: 1,
             sequence: sequence, context: ObservationContext.current ?? observer.currentContext()))
@@ -458,7 +458,7 @@ public final class DatabasePool: @unchecked Sendable {
 
     /// Runs `body` holding the writer and every reader (close waits for the writer without limit).
     private func exclusively(_ body: () throws(SQLCipherError) -> Void) throws(SQLCipherError) {
-        try writerGate.acquire(timeout: closed.isSet ? nil : configuration.writerWaitTimeout)
+        try writerGate.acquire(timeout: closed.isSet ? nil : configuration.writerWaitTimeout, counted: false)
         defer { writerGate.release() }
         try readers.withAllReadersTyped { () throws(SQLCipherError) in try body() }
     }

@@ -21,22 +21,21 @@ final class ReaderPool: @unchecked Sendable {
 
     /// Runs `body` with a free reader, waiting for one when all are busy.
     /// `acquired`, when given, is told how long the call waited, the readers in use (this one included), their
-    /// number and a number of `sequence` taken with the count; `released`, the readers in use once this one is back,
-    /// their number and a number of `sequence`.
-    func withReader<Result>(sequence: ObservationSequence? = nil,
-                            acquired: ((Duration, Int, Int, UInt64) -> Void)? = nil,
+    /// number and the number of ``ObservationSequence`` taken with the count; `released`, the readers in use once
+    /// this one is back, their number and its number.
+    func withReader<Result>(acquired: ((Duration, Int, Int, UInt64) -> Void)? = nil,
                             released: ((Int, Int, UInt64) -> Void)? = nil,
                             _ body: (Database) throws -> Result) throws -> Result {
         let started = acquired.map { _ in ContinuousClock.now }
         permits.wait()
         let (reader, inUse, number) = lock.withLock {
-            (available.removeLast(), count - available.count, sequence?.next() ?? 0)
+            (available.removeLast(), count - available.count, acquired == nil ? 0 : ObservationSequence.shared.next())
         }
         if let acquired, let started { acquired(ContinuousClock.now - started, inUse, count, number) }
         defer {
             let (inUse, number) = lock.withLock { () -> (Int, UInt64) in
                 available.append(reader)
-                return (count - available.count, sequence?.next() ?? 0)
+                return (count - available.count, released == nil ? 0 : ObservationSequence.shared.next())
             }
             permits.signal()
             released?(inUse, count, number)

@@ -120,36 +120,30 @@ final class WriteGroups: Sendable {
             outcome.value = .failure(error)
         })
         await withTaskCancellationHandler {
-            let observer = pool.configuration.database.observer
-            let (leads, depth, sequence) = state.withLock { state -> (Bool, Int, UInt64) in
+            let leads = state.withLock { state -> Bool in
                 state.queue.append(entry)
-                if state.leading {
-                    return (false, state.queue.count, observer == nil ? 0 : ObservationSequence.shared.next())
-                }
+                if state.leading { return false }
                 state.leading = true
-                return (true, 0, 0)
+                return true
             }
-            if !leads, let observer {
-                // It waits behind the group being committed.
-                observer.writerQueued(PoolQueueEvent(path: pool.path, queueDepth: depth, sequence: sequence,
-                                                     context: entry.job.context))
-            }
+            // Every queued write waits for the writer, the leader too (until it gets the gate and takes it out).
+            _ = ObservationContext.with(entry.job.context) { pool.writerGate.adjustPending(by: 1) }
             if leads {
                 await lead(pool, own: entry)
             } else if await entry.waitForTurn() {
                 await lead(pool, own: entry)
             }
         } onCancel: {
-            cancel(entry, path: pool.path)
+            cancel(entry, pool: pool)
         }
         return try outcome.value.get()
     }
 
     /// A cancel: an entry still queued leaves the queue and fails at once; a running one stops (``AsyncJob``).
-    private func cancel(_ entry: Entry, path: String) {
-        if remove(entry) {
+    private func cancel(_ entry: Entry, pool: DatabasePool) {
+        if remove(entry, pool: pool) {
             entry.fail(SQLCipherError.api(.interrupted, "the task was cancelled while its write waited for the pool's "
-                + "writer", path: path))
+                + "writer", path: pool.path))
             entry.finish()
         } else {
             entry.job.cancel()
@@ -157,12 +151,14 @@ final class WriteGroups: Sendable {
     }
 
     /// Takes `entry` out of the queue; false when it is not there (running, done).
-    private func remove(_ entry: Entry) -> Bool {
-        state.withLock { state in
+    private func remove(_ entry: Entry, pool: DatabasePool) -> Bool {
+        let removed = state.withLock { state in
             guard let index = state.queue.firstIndex(where: { $0 === entry }) else { return false }
             state.queue.remove(at: index)
             return true
         }
+        if removed { _ = ObservationContext.with(entry.job.context) { pool.writerGate.adjustPending(by: -1) } }
+        return removed
     }
 
     /// Leads until `own` is done: takes the gate, runs a group on a worker thread, releases the gate; then hands the
@@ -170,10 +166,10 @@ final class WriteGroups: Sendable {
     private func lead(_ pool: DatabasePool, own: Entry) async {
         while !own.isDone {
             do throws(SQLCipherError) {
-                try await pool.writerGate.acquire(timeout: remainingWait(of: own, pool: pool), reportsQueued: false)
+                try await pool.writerGate.acquire(timeout: remainingWait(of: own, pool: pool), counted: false)
             } catch {
                 // Timed out, or the task was cancelled: this write fails; the next one leads with its own limit.
-                if remove(own) {
+                if remove(own, pool: pool) {
                     own.fail(error)
                     own.finish()
                 }
@@ -216,6 +212,7 @@ final class WriteGroups: Sendable {
                 defer { state.queue.removeAll() }
                 return state.queue
             }
+            pool.writerGate.adjustPending(by: -queued.count)
             for entry in queued {
                 entry.fail(error)
                 entry.finish()
@@ -245,7 +242,9 @@ final class WriteGroups: Sendable {
             let alone = entry.runsAlone
             let jobStarted = ContinuousClock.now
             if let observer = pool.configuration.database.observer {
-                let (depth, sequence) = state.withLock { ($0.queue.count, ObservationSequence.shared.next()) }
+                let (depth, sequence) = ObservationContext.with(entry.job.context) {
+                    pool.writerGate.adjustPending(by: -1)
+                } ?? (0, 0)
                 observer.writerAcquired(PoolWaitEvent(path: pool.path, wait: jobStarted - entry.enqueued,
                                                       queueDepth: depth, inUse: 1, capacity: 1, sequence: sequence,
                                                       context: entry.job.context))
@@ -289,6 +288,8 @@ final class WriteGroups: Sendable {
                             for member in members { member.runsAlone = true }
                             state.queue.insert(contentsOf: members, at: 0)
                         }
+                        // Queued again: they wait for the writer once more.
+                        pool.writerGate.adjustPending(by: members.count)
                         members.removeAll()
                     }
                 }

@@ -16,10 +16,15 @@ final class WriterGate: Sendable {
 
     private struct State {
         var held = false
-        var waiters: [(id: UInt64, waiter: Waiter)] = []
+        /// `counted`: the wait counts among ``pending`` (not a group commit's leader, nor a close or a rekey).
+        var waiters: [(id: UInt64, waiter: Waiter, counted: Bool)] = []
         var nextID: UInt64 = 0
         /// Async waits given up (cancelled, timed out) before they were queued.
         var abandoned: [UInt64: SQLCipherError] = [:]
+        /// The writes waiting for the writer, kept for the pool's observer only: the counted waiters here, and the
+        /// writes a group commit has queued (``adjustPending(by:)``). One count under one lock, so that every
+        /// figure the observer gets is of the same queue.
+        var pending = 0
     }
 
     private let state = Mutex(State())
@@ -28,46 +33,70 @@ final class WriterGate: Sendable {
     private var sequence: ObservationSequence { .shared }
     /// Told, at each release, whether the gate went straight to a waiter (1) or is free (0), with its number.
     private let released: (@Sendable (Int, UInt64) -> Void)?
-    /// Told, when a caller starts to wait for the gate, the callers waiting (this one included), with its number.
-    private let queued: (@Sendable (Int, UInt64) -> Void)?
+    /// Told the writes waiting (``State/pending``), with its number, each time a wait begins, or ends without the
+    /// writer (given up, cancelled, handed over); nil: nothing is counted.
+    private let pendingChanged: (@Sendable (Int, UInt64) -> Void)?
 
     init(path: String, released: (@Sendable (Int, UInt64) -> Void)? = nil,
-         queued: (@Sendable (Int, UInt64) -> Void)? = nil) {
+         pendingChanged: (@Sendable (Int, UInt64) -> Void)? = nil) {
         self.path = path
         self.released = released
-        self.queued = queued
+        self.pendingChanged = pendingChanged
     }
 
     /// The number of callers waiting (for tests).
     var waiterCount: Int { state.withLock { $0.waiters.count } }
 
-    /// The number of callers waiting, with a number that orders it among the gate's figures.
-    var numberedWaiterCount: (count: Int, sequence: UInt64) {
-        state.withLock { ($0.waiters.count, sequence.next()) }
+    /// The writes waiting for the writer, with a number that orders it among the gate's figures.
+    var numberedPending: (count: Int, sequence: UInt64) {
+        state.withLock { ($0.pending, sequence.next()) }
+    }
+
+    /// Adds `delta` to the writes waiting (a group commit's queue changed), and tells the observer; nothing without one.
+    /// Returns the new count and its number.
+    @discardableResult
+    func adjustPending(by delta: Int) -> (count: Int, sequence: UInt64)? {
+        guard delta != 0, let figure = state.withLock({ changePending(&$0, by: delta) }) else { return nil }
+        pendingChanged?(figure.count, figure.sequence)
+        return figure
+    }
+
+    /// Under the lock: `pending` moved by `delta`, numbered; nil when nothing is counted (no observer).
+    private func changePending(_ state: inout State, by delta: Int) -> (count: Int, sequence: UInt64)? {
+        guard pendingChanged != nil else { return nil }
+        state.pending += delta
+        return (state.pending, sequence.next())
+    }
+
+    /// Tells the observer a figure read under the lock.
+    private func report(_ figure: (count: Int, sequence: UInt64)?) {
+        if let figure { pendingChanged?(figure.count, figure.sequence) }
     }
 
     /// Takes the gate, blocking this thread while another caller holds it, for at most `timeout` (nil: no limit).
-    func acquire(timeout: Duration?) throws(SQLCipherError) {
+    /// `counted`: whether the wait counts among the writes waiting (not a close's or a rekey's).
+    func acquire(timeout: Duration?, counted: Bool = true) throws(SQLCipherError) {
         let semaphore = DispatchSemaphore(value: 0)
-        let waiting: (id: UInt64, depth: Int, number: UInt64)? = state.withLock { state in
+        let waiting: (id: UInt64, figure: (count: Int, sequence: UInt64)?)? = state.withLock { state in
             if !state.held {
                 state.held = true
                 return nil
             }
             let id = state.nextID
             state.nextID += 1
-            state.waiters.append((id, .thread(semaphore)))
-            return (id, state.waiters.count, queued == nil ? 0 : sequence.next())
+            state.waiters.append((id, .thread(semaphore), counted))
+            return (id, counted ? changePending(&state, by: 1) : nil)
         }
-        guard let (id, depth, number) = waiting else { return }
-        queued?(depth, number)
+        guard let (id, figure) = waiting else { return }
+        report(figure)
         let deadline = timeout.map { DispatchTime.now() + .milliseconds(Int(clamping: $0.milliseconds)) } ?? .distantFuture
         if semaphore.wait(timeout: deadline) == .success { return }
-        let gaveUp = state.withLock { state in
-            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return false }
-            state.waiters.remove(at: index)
-            return true
+        let (gaveUp, left) = state.withLock { state -> (Bool, (count: Int, sequence: UInt64)?) in
+            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return (false, nil) }
+            let waiter = state.waiters.remove(at: index)
+            return (true, waiter.counted ? changePending(&state, by: -1) : nil)
         }
+        report(left)
         if gaveUp, let timeout { throw timedOut(timeout) }
         // Handed over just as the wait ended: the signal is on its way.
         semaphore.wait()
@@ -75,9 +104,9 @@ final class WriterGate: Sendable {
 
     /// Takes the gate, suspending the task (no thread waits) while another caller holds it, for at most
     /// `timeout` (nil: no limit). Cancelling the task ends the wait with ``SQLCipherError/Kind/interrupted``.
-    /// `reportsQueued`: whether a wait is told to `queued` (not for a group commit's leader, whose write the group's
-    /// queue counts).
-    func acquire(timeout: Duration?, reportsQueued: Bool = true) async throws(SQLCipherError) {
+    /// `counted`: whether the wait counts among the writes waiting (not a group commit's leader, whose write the
+    /// group's queue counts).
+    func acquire(timeout: Duration?, counted: Bool = true) async throws(SQLCipherError) {
         // A free gate is taken at once: no timer, no continuation.
         let id: UInt64? = state.withLock { state in
             if !state.held {
@@ -101,18 +130,19 @@ final class WriterGate: Sendable {
         do {
             try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                    let outcome: Result<(depth: Int, number: UInt64)?, SQLCipherError> = state.withLock { state in
-                        if let error = state.abandoned.removeValue(forKey: id) { return .failure(error) }
-                        if !state.held {
-                            state.held = true
-                            return .success(nil)
+                    let outcome: Result<(waits: Bool, figure: (count: Int, sequence: UInt64)?), SQLCipherError> =
+                        state.withLock { state in
+                            if let error = state.abandoned.removeValue(forKey: id) { return .failure(error) }
+                            if !state.held {
+                                state.held = true
+                                return .success((false, nil))
+                            }
+                            state.waiters.append((id, .task(continuation), counted))
+                            return .success((true, counted ? changePending(&state, by: 1) : nil))
                         }
-                        state.waiters.append((id, .task(continuation)))
-                        return .success((state.waiters.count, queued == nil || !reportsQueued ? 0 : sequence.next()))
-                    }
                     switch outcome {
-                    case .success(nil): continuation.resume()
-                    case .success(let waiting?): if reportsQueued { queued?(waiting.depth, waiting.number) }
+                    case .success((false, _)): continuation.resume()
+                    case .success((true, let figure)): report(figure)
                     case .failure(let error): continuation.resume(throwing: error)
                     }
                 }
@@ -129,15 +159,17 @@ final class WriterGate: Sendable {
 
     /// Gives the gate to the next waiter, or frees it.
     func release() {
-        let (next, number): (Waiter?, UInt64) = state.withLock { state in
+        let (next, number, left): (Waiter?, UInt64, (count: Int, sequence: UInt64)?) = state.withLock { state in
             let number = released == nil ? 0 : sequence.next()
             guard !state.waiters.isEmpty else {
                 state.held = false
-                return (nil, number)
+                return (nil, number, nil)
             }
-            return (state.waiters.removeFirst().waiter, number)
+            let waiter = state.waiters.removeFirst()
+            return (waiter.waiter, number, waiter.counted ? changePending(&state, by: -1) : nil)
         }
         released?(next == nil ? 0 : 1, number)
+        report(left)
         switch next {
         case .thread(let semaphore): semaphore.signal()
         case .task(let continuation): continuation.resume()
@@ -147,14 +179,18 @@ final class WriterGate: Sendable {
 
     /// Ends the async wait `id` with `error`, if it still waits (or before it is queued).
     private func abandon(_ id: UInt64, with error: SQLCipherError) {
-        let continuation: CheckedContinuation<Void, any Error>? = state.withLock { state in
-            if let index = state.waiters.firstIndex(where: { $0.id == id }) {
-                guard case .task(let continuation) = state.waiters.remove(at: index).waiter else { return nil }
-                return continuation
+        let (continuation, left): (CheckedContinuation<Void, any Error>?, (count: Int, sequence: UInt64)?) =
+            state.withLock { state in
+                if let index = state.waiters.firstIndex(where: { $0.id == id }) {
+                    let waiter = state.waiters.remove(at: index)
+                    let left = waiter.counted ? changePending(&state, by: -1) : nil
+                    guard case .task(let continuation) = waiter.waiter else { return (nil, left) }
+                    return (continuation, left)
+                }
+                if state.nextID > id { state.abandoned[id] = error }
+                return (nil, nil)
             }
-            if state.nextID > id { state.abandoned[id] = error }
-            return nil
-        }
+        report(left)
         continuation?.resume(throwing: error)
     }
 

@@ -51,7 +51,7 @@ extension Database {
             } catch {
                 throw SQLCipherError(kind: error.kind, resultCode: error.resultCode,
                                      extendedResultCode: error.extendedResultCode, message: error.message,
-                                     sql: error.sql, path: path)
+                                     sql: error.sql, path: path, sqlIsTheLibrarys: true)
             }
         }
     }

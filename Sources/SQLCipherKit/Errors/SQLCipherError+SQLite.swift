@@ -13,8 +13,10 @@ extension SQLCipherError {
     ///   - connection: The connection that failed, for its extended code and message.
     ///   - message: A message to use instead of the connection's own.
     ///   - refusal: The SQL guard's explanation, when it refused the statement (`SQLITE_AUTH`).
+    ///   - sqlIsTheLibrarys: `sql` is the library's own (compiled inside ``Database/trusted(_:)``): it holds no key,
+    ///     so it and SQLite's message are kept whatever words it names.
     init(code: Int32, connection: OpaquePointer?, path: String?, sql: String? = nil, message: String? = nil,
-         refusal: String? = nil) {
+         refusal: String? = nil, sqlIsTheLibrarys: Bool = false) {
         let primary = code & 0xff
         let extended = connection.map { sqlite3_extended_errcode($0) } ?? code
         var text = message ?? connection.map { String(cString: sqlite3_errmsg($0)) }
@@ -40,7 +42,7 @@ extension SQLCipherError {
         }
         // The engine's own refusals (SQLCipherKit's local changes to VACUUM INTO, BuildSupport/engine/local-changes)
         // are fixed texts that say what to do: like the guard's, they keep their message and drop the SQL.
-        if !refused, primary == SQLITE_ERROR, text.hasPrefix("VACUUM INTO is refused") {
+        if !refused, primary == SQLITE_ERROR, Self.engineRefusals.contains(text) {
             sql = nil
         }
         // SQL that names a key word keeps neither its text nor SQLite's message (the designated initializer
@@ -75,7 +77,7 @@ extension SQLCipherError {
         }
         self.init(kind: kind, resultCode: primary,
                   extendedResultCode: extended & 0xff == primary ? extended : code,
-                  message: text, sql: sql, path: path)
+                  message: text, sql: sql, path: path, sqlIsTheLibrarys: sqlIsTheLibrarys)
     }
 
     /// Whether SQL text may hold a key: it names a key word (`key`, and so `rekey`, `hexkey`, `textkey`, a URI's
@@ -97,7 +99,19 @@ extension SQLCipherError {
         }
     }
 
-    /// `bytes` with every `%HH` decoded, repeatedly, until none is left (an escaped escape, `%256B`, decodes too).
+    /// The engine's own refusals of `VACUUM INTO` (BuildSupport/engine/local-changes/vacuum-into-*.change), word for
+    /// word: fixed texts, which hold nothing of the statement.
+    static let engineRefusals: Set<String> = [
+        "VACUUM INTO is refused for a plaintext schema on a connection with a key: its copy would be keyed with the "
+            + "key of main under mismatched settings",
+        "VACUUM INTO is refused: the engine could not give the copy the key and cipher settings of the database it "
+            + "copies",
+        "VACUUM INTO is refused for a plaintext schema on a connection with a key: it would be keyed with mismatched "
+            + "settings",
+    ]
+
+    /// `bytes` with every `%HH` decoded, three times over at most (SQLite decodes once; an escaped escape, `%256B`,
+    /// decodes too, and the words `attach` and `vacuum` catch every statement that takes a URI anyway).
     private static func percentDecoded(_ bytes: [UInt8]) -> [UInt8] {
         func hex(_ byte: UInt8) -> UInt8? {
             switch byte {
@@ -108,7 +122,7 @@ extension SQLCipherError {
             }
         }
         var current = bytes
-        while true {
+        for _ in 0..<3 {
             var decoded: [UInt8] = []
             decoded.reserveCapacity(current.count)
             var index = 0
@@ -125,11 +139,12 @@ extension SQLCipherError {
             if decoded == current { return current }
             current = decoded
         }
+        return current
     }
 
     /// The message of an error from SQLite whose SQL may hold a key: its result code's own text, not SQLite's message.
-    static func withheldMessage(_ extendedResultCode: Int32) -> String {
-        "\(String(cString: sqlite3_errstr(extendedResultCode))) (SQLite's message and the statement's text are left "
+    static func withheldMessage(_ code: Int32) -> String {
+        "\(String(cString: sqlite3_errstr(code))) (SQLite's message and the statement's text are left "
             + "out of this error: the text names a key word and may hold a key; keys never travel in SQL text, see the "
             + "article \"SQL that SQLCipherKit refuses\")"
     }

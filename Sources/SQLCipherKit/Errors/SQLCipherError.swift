@@ -91,27 +91,38 @@ public struct SQLCipherError: Error, Sendable, Equatable {
     public let resultCode: Int32
     /// SQLite's extended result code, or 0 when the error did not come from SQLite.
     public let extendedResultCode: Int32
-    /// What happened, in SQLite's words or SQLCipherKit's.
+    /// What happened, in SQLite's words or SQLCipherKit's; for SQL that may hold a key, the result code's own text
+    /// instead of SQLite's words (see ``init(kind:resultCode:extendedResultCode:message:sql:path:)``).
     public let message: String
-    /// The SQL that failed, when there was one, and when it names no key word (see
-    /// ``init(kind:resultCode:extendedResultCode:message:sql:path:)``).
+    /// The SQL that failed, when there was one, and when it may hold no key (it names none of `key`, `attach`,
+    /// `vacuum`: see ``init(kind:resultCode:extendedResultCode:message:sql:path:)``).
     public let sql: String?
     /// The database file concerned, when known.
     public let path: String?
 
     /// Creates an error.
     ///
-    /// When `sql` names a key word (``SQLCipherError/mayHoldKey(_:)``: `key`, `rekey`, `hexkey`… anywhere in the
-    /// text, in any case, percent-escapes decoded), the error keeps neither the SQL nor, for an error from SQLite
-    /// (a non-zero `resultCode`), SQLite's message, which may quote a token of it: such text may hold a key. Every
+    /// When `sql` may hold a key (``SQLCipherError/mayHoldKey(_:)``: it names `key`, `rekey`, `hexkey`…, `attach`
+    /// or `vacuum` anywhere in the text, in any case, percent-escapes decoded), the error keeps neither the SQL nor,
+    /// for an error from SQLite (a non-zero `resultCode`), SQLite's message, which may quote a token of it: the
+    /// message is then the result code's own text, saying why. Every
     /// error built with SQL goes through here, whichever statement of a script failed and why.
     public init(kind: Kind, resultCode: Int32 = 0, extendedResultCode: Int32 = 0, message: String,
                 sql: String? = nil, path: String? = nil) {
+        self.init(kind: kind, resultCode: resultCode, extendedResultCode: extendedResultCode, message: message,
+                  sql: sql, path: path, sqlIsTheLibrarys: false)
+    }
+
+    /// `sqlIsTheLibrarys`: `sql` is the library's own constant text (``Database/trusted(_:)``: `ATTACH ?1 AS x KEY ?2`,
+    /// its key bound), which holds no key whatever words it names: it and SQLite's message are kept.
+    init(kind: Kind, resultCode: Int32 = 0, extendedResultCode: Int32 = 0, message: String,
+         sql: String? = nil, path: String? = nil, sqlIsTheLibrarys: Bool) {
         self.kind = kind
         self.resultCode = resultCode
         self.extendedResultCode = extendedResultCode
-        if let sql, Self.mayHoldKey(sql) {
-            self.message = resultCode == 0 ? message : Self.withheldMessage(extendedResultCode)
+        if !sqlIsTheLibrarys, let sql, Self.mayHoldKey(sql) {
+            self.message = resultCode == 0 ? message
+                : Self.withheldMessage(extendedResultCode != 0 ? extendedResultCode : resultCode)
             self.sql = nil
         } else {
             self.message = message

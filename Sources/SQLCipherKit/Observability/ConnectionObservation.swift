@@ -109,8 +109,9 @@ final class ConnectionObservation {
 
     /// The checked step of `statement` returned `code`: reports its end, if this step ended it.
     /// `refused`: the SQL guard refused something the statement did as it ran. The text of a failed statement that
-    /// was refused, or that names a key word (``SQLCipherError/mayHoldKey(_:)``: `VACUUM INTO 'file:…?key=…'` inside
-    /// a transaction fails before its ATTACH reaches the guard), is left out of its event, as it is out of the error.
+    /// was refused, or that may hold a key (``SQLCipherError/mayHoldKey(_:)``: `VACUUM INTO 'file:…?key=…'` inside
+    /// a transaction fails before its ATTACH reaches the guard), is left out of its event, as it is out of the
+    /// error.
     func stepReturned(_ statement: OpaquePointer, code: Int32, refused: Bool = false) {
         stepping = nil
         if code == SQLITE_ROW {

@@ -53,10 +53,12 @@ public protocol DatabaseObserver: Sendable {
     /// A statement found the database locked by another connection and waits before it tries again.
     func busyRetried(_ event: BusyEvent)
 
-    /// A pool's write joined the queue for the writer: it waits behind another write (a group commit's queue, or
-    /// the writer held by another caller). With ``writerAcquired(_:)``, which reads the queue again when a write gets
-    /// the writer, it keeps a gauge of the queue current while the writer is held.
-    func writerQueued(_ event: PoolQueueEvent)
+    /// The writes waiting for a pool's writer changed without one getting it: a write joined the queue (a group
+    /// commit's, or the wait for the writer another caller holds), or left it (it gave up at its wait limit, its
+    /// task was cancelled, the pool closed), or a write went back to it (a group commit runs alone a write whose group
+    /// failed). With ``writerAcquired(_:)``, which tells the queue when a write gets the writer, it keeps a gauge of
+    /// the queue current while the writer is held. A close or a rekey waiting for the writer is not a write queued.
+    func writerQueueChanged(_ event: PoolQueueEvent)
 
     /// A pool's write got the writer (``PoolWaitEvent/wait`` is how long it waited for it).
     func writerAcquired(_ event: PoolWaitEvent)
@@ -75,7 +77,7 @@ extension DatabaseObserver {
     public func walCommitted(_ event: WALEvent) {}
     public func checkpointFinished(_ event: CheckpointEvent) {}
     public func busyRetried(_ event: BusyEvent) {}
-    public func writerQueued(_ event: PoolQueueEvent) {}
+    public func writerQueueChanged(_ event: PoolQueueEvent) {}
     public func writerAcquired(_ event: PoolWaitEvent) {}
     public func readerAcquired(_ event: PoolWaitEvent) {}
     public func connectionReleased(_ event: PoolReleaseEvent) {}

@@ -180,7 +180,7 @@ public struct PoolWaitEvent: Sendable {
     public let path: String
     /// How long the call waited for the connection.
     public let wait: Duration
-    /// The writes still queued for the writer after this one got it (writers only; 0 for readers).
+    /// The writes still waiting for the writer after this one got it (writers only; 0 for readers).
     public let queueDepth: Int
     /// The connections of this kind in use, this one included (the writer: 1).
     public let inUse: Int
@@ -217,11 +217,11 @@ public struct PoolReleaseEvent: Sendable {
     public let sequence: UInt64
 }
 
-/// A write joined the queue for a pool's writer (``DatabaseObserver/writerQueued(_:)``).
+/// The writes waiting for a pool's writer changed (``DatabaseObserver/writerQueueChanged(_:)``).
 public struct PoolQueueEvent: Sendable {
     /// The database file's path.
     public let path: String
-    /// The writes queued for the writer, this one included.
+    /// The writes waiting for the writer now.
     public let queueDepth: Int
     /// Orders this event's figures among the pool's: one read later has a larger number. Events reach an observer
     /// from several threads, after their figures were read, so they can arrive out of order: an observer that keeps

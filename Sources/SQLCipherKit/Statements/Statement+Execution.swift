@@ -131,7 +131,8 @@ extension Statement {
         sqlite3_reset(handle)
         isStepped = false
         return SQLCipherError(code: code, connection: sqlite3_db_handle(handle), path: database.path, sql: sql,
-                              refusal: database.sqlGuard.takeRefusal())
+                              refusal: database.sqlGuard.takeRefusal(),
+                              sqlIsTheLibrarys: database.sqlGuard.compilesTrustedSQL)
     }
 
     /// Rewinds the statement so it can run again; bindings are kept.

@@ -139,7 +139,8 @@ public final class Statement {
         }
         guard code == SQLITE_OK else {
             throw SQLCipherError(code: code, connection: db, path: database.path, sql: text,
-                                 refusal: database.sqlGuard.takeRefusal())
+                                 refusal: database.sqlGuard.takeRefusal(),
+                                 sqlIsTheLibrarys: database.sqlGuard.compilesTrustedSQL)
         }
         return (statement, consumed)
     }

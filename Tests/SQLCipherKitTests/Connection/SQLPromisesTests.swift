@@ -35,7 +35,7 @@ struct SQLPromisesTests {
 
     static let refusedPaths: [Path] = [
         // ATTACH, every form of KEY clause, and none.
-        Path(name: "ATTACH with a literal key", sql: "ATTACH DATABASE '{dir}/k.db' AS k KEY 'secret-key-in-sql'; "
+        Path(name: "ATTACH with a literal key", sql: "ATTACH DATABASE '{dir}/k.db' AS k KEY 'secret-in-sql-7f3a'; "
              + "CREATE TABLE k.t AS SELECT * FROM main.t"),
         Path(name: "ATTACH with an empty key, then CREATE TABLE AS",
              sql: "ATTACH '{dir}/copy.db' AS c KEY ''; CREATE TABLE c.t AS SELECT * FROM main.t"),
@@ -117,14 +117,14 @@ struct SQLPromisesTests {
         Path(name: "writable_schema", sql: "PRAGMA writable_schema = ON"),
         Path(name: "trusted_schema", sql: "PRAGMA trusted_schema = 1"),
         // Key pragmas.
-        Path(name: "PRAGMA key", sql: "PRAGMA key = 'secret-key-in-sql'"),
-        Path(name: "PRAGMA rekey", sql: "PRAGMA rekey = 'secret-key-in-sql'"),
+        Path(name: "PRAGMA key", sql: "PRAGMA key = 'secret-in-sql-7f3a'"),
+        Path(name: "PRAGMA rekey", sql: "PRAGMA rekey = 'secret-in-sql-7f3a'"),
         Path(name: "PRAGMA rekey to empty (decrypt in place)", sql: "PRAGMA rekey = ''"),
         Path(name: "PRAGMA hexkey", sql: "PRAGMA hexkey = '00ff'"),
         Path(name: "PRAGMA hexrekey", sql: "PRAGMA hexrekey = '00ff'"),
-        Path(name: "PRAGMA textkey", sql: "PRAGMA textkey = 'secret-key-in-sql'"),
-        Path(name: "PRAGMA textrekey", sql: "PRAGMA textrekey = 'secret-key-in-sql'"),
-        Path(name: "PRAGMA key on a schema", sql: "PRAGMA \"main\".KEY = 'secret-key-in-sql'"),
+        Path(name: "PRAGMA textkey", sql: "PRAGMA textkey = 'secret-in-sql-7f3a'"),
+        Path(name: "PRAGMA textrekey", sql: "PRAGMA textrekey = 'secret-in-sql-7f3a'"),
+        Path(name: "PRAGMA key on a schema", sql: "PRAGMA \"main\".KEY = 'secret-in-sql-7f3a'"),
     ]
 
     @Test("Refused with .misuse, naming the typed API; no file holds the marker", arguments: refusedPaths)
@@ -153,7 +153,7 @@ struct SQLPromisesTests {
                       "memory", "plaintext", "CREATE, ALTER and DROP"]
         #expect(advice.contains { error?.message.contains($0) == true }, "\(String(describing: error))")
         #expect(error?.sql == nil)
-        #expect(error.map { !$0.description.contains("secret-key-in-sql") } == true)
+        #expect(error.map { !$0.description.contains("secret-in-sql-7f3a") } == true)
     }
 
     static let safePaths: [Path] = [
@@ -221,11 +221,11 @@ struct SQLPromisesTests {
     func plaintextConnectionKeepsKeysOutOfSQL() throws {
         let folder = try TemporaryDirectory()
         let db = try Database(unencryptedPath: folder.file("plain.db"))
-        for sql in ["ATTACH '\(folder.file("k.db"))' AS k KEY 'secret-key-in-sql'", "PRAGMA key = 'secret-key-in-sql'",
+        for sql in ["ATTACH '\(folder.file("k.db"))' AS k KEY 'secret-in-sql-7f3a'", "PRAGMA key = 'secret-in-sql-7f3a'",
                     "PRAGMA cipher_default_use_hmac = OFF", "SELECT sqlcipher_export('temp')"] {
             let error = thrownError { try db.execute(sql) }
             #expect(error?.kind == .misuse, "\(sql)")
-            #expect(error.map { !$0.description.contains("secret-key-in-sql") } == true)
+            #expect(error.map { !$0.description.contains("secret-in-sql-7f3a") } == true)
         }
         #expect(!FileManager.default.fileExists(atPath: folder.file("k.db")))
     }

@@ -206,6 +206,20 @@ struct SQLCipherErrorUnparsedKeyTests {
         #expect(failed.contains("INSERT INTO t VALUES (1)"), "\(failed)")
     }
 
+    @Test("the library's own ATTACH (its key bound, never in the text) keeps SQLite's message and its SQL; a user's failing statement that names attach does not")
+    func librarysOwnSQLKeepsItsMessage() throws {
+        let folder = try TemporaryDirectory()
+        let db = try Database(path: folder.file("own.db"), key: .passphrase("own-passphrase"))
+        defer { db.close() }
+        try db.attach(folder.file("a.db"), as: "other", key: .passphrase("other-passphrase"))
+        let error = thrownError { try db.attach(folder.file("b.db"), as: "other", key: .passphrase("other-passphrase")) }
+        #expect(error?.message.contains("already in use") == true && error?.sql?.hasPrefix("ATTACH") == true,
+                "\(String(describing: error))")
+        // Control: the same failure in a user's SQL (refused by the guard before it could fail so) names no message.
+        let user = thrownError { try db.execute("SELECT nosuch FROM other.sqlite_schema WHERE 'attach' = ''") }
+        #expect(user?.sql == nil && user?.message.contains("nosuch") == false, "\(String(describing: user))")
+    }
+
     @Test("the key word is found in any case, inside comments and quotes, and behind percent-escapes; not in text without it")
     func mayHoldKey() {
         for text in ["PRAGMA key", "x KEY y", "/*kEy*/", "'file:a?%6Bey=1'", "%6b%65%79", "%256Bey", "monkey",

@@ -71,10 +71,11 @@ public struct SQLCipherSQLDatabase: SQLDatabase {
     public func rows(sql query: any SQLExpression) async throws -> [SQLCipherRow] {
         let (sql, binds) = serialize(query)
         if let queryLogLevel {
-            // The SQL only: bound values may be secrets, and the database is encrypted for a reason. SQL that names a
-            // key word may hold a key (the guard refuses it, but only once it runs): its text is withheld, as errors do.
-            let text = SQLCipherError.mayHoldKey(sql) ? "(withheld: the text names a key word)" : sql
-            logger.log(level: queryLogLevel, "Executing query", metadata: ["sql": .string(text), "binds": .stringConvertible(binds.count)])
+            // The SQL only: bound values may be secrets, and the database is encrypted for a reason. SQL that may
+            // hold a key (the guard refuses it, but only once it runs) is withheld, as errors withhold it.
+            let text = SQLCipherError.mayHoldKey(sql) ? "(withheld: the text may hold a key)" : sql
+            logger.log(level: queryLogLevel, "Executing query",
+                       metadata: ["sql": .string(text), "binds": .stringConvertible(binds.count)])
         }
         var arguments = StatementArguments.none
         arguments.positional = try binds.map { try encoder.encode($0) }

@@ -154,8 +154,8 @@ final class Instruments: Sendable {
             if let shown = made.shown[key], shown >= sequence { return }
             made.shown[key] = sequence
             let gauge: Gauge
-            if let made = made.gauges[key] {
-                gauge = made
+            if let existing = made.gauges[key] {
+                gauge = existing
             } else {
                 let (label, dimensions) = labels()
                 gauge = Gauge(label: label, dimensions: dimensions, factory: factory)

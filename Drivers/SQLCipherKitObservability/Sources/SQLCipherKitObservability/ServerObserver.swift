@@ -131,7 +131,7 @@ public struct ServerObserver: DatabaseObserver {
         instruments?.busyRetries(namespace: namespace(for: event.path)).increment()
     }
 
-    public func writerQueued(_ event: PoolQueueEvent) {
+    public func writerQueueChanged(_ event: PoolQueueEvent) {
         instruments?.recordPendingRequests(event.queueDepth, namespace: namespace(for: event.path),
                                            sequence: event.sequence)
     }

@@ -68,7 +68,9 @@ struct ServerObserverTests {
         }
         #expect(gauge("used", "reader").suffix(2) == [1, 0] && gauge("idle", "reader").suffix(2) == [1, 2])
         #expect(gauge("used", "writer").allSatisfy { $0 <= 1 } && gauge("used", "writer").last == 0)
-        #expect(after.count("db.client.connection.pending_requests", before: before) { _ in true } == 3)
+        // Each of the 3 writes joined the queue (1) and got the writer (0).
+        #expect(after.count("db.client.connection.pending_requests", before: before) { _ in true } == 6)
+        #expect(after.all("db.client.connection.pending_requests").first?.values.suffix(6) == [1, 0, 1, 0, 1, 0])
 
         // Spans: every statement and transaction of the request, children of its span, though pool threads ran them.
         let spans = scene.tracer.finishedSpans
@@ -138,16 +140,15 @@ struct ServerObserverTests {
         #expect(last("db.client.connection.count") == 2 && last("db.client.connection.pending_requests") == 4)
     }
 
-    @Test("pending_requests counts the writes queued behind a held writer while it is held, and 0 once they ran")
-    func pendingRequestsWhileTheWriterIsHeld() async throws {
+    @Test("pending_requests counts the writes waiting behind a held writer while it is held, and 0 once they ran: one write or three, with group commit on or off",
+          arguments: [(true, 1), (true, 3), (false, 1), (false, 3)])
+    func pendingRequestsWhileTheWriterIsHeld(groupCommit: Bool, writes: Int) async throws {
         let scene = try Scene(queryText: .off)
         let pool = try DatabasePool(path: scene.file("queue.db"), key: try .rawKey(hex: Array(Scene.keyHex().utf8)),
-                                    configuration: .init(readerCount: 1, database: .init(observer: scene.observer)))
+                                    configuration: .init(readerCount: 1, database: .init(observer: scene.observer),
+                                                         groupCommit: groupCommit ? .default : .off))
         try await pool.write { db in try db.execute("CREATE TABLE t(x)") }
-        func pending() -> Int? {
-            MetricValues(scene.metrics).all("db.client.connection.pending_requests").first?.values.last.map { Int($0) }
-        }
-        #expect(pending() == 0, "the CREATE got the writer with no write queued")
+        #expect(Self.pending(scene) == 0, "the CREATE got the writer with no write waiting")
         let (held, holding) = AsyncStream.makeStream(of: Void.self)
         let (release, releasing) = AsyncStream.makeStream(of: Void.self)
         let session = Task {
@@ -157,20 +158,54 @@ struct ServerObserverTests {
             }
         }
         for await _ in held { break }
-        let writes = (1...3).map { value in
+        let tasks = (1...writes).map { value in
             Task { try await pool.write { db in try db.execute("INSERT INTO t VALUES (\(value))") } }
         }
         // While the session holds the writer, the gauge follows the queue (before, it moved only when a write got
-        // the writer, and showed 0 here). A bound, not a timing: the three writes queue within milliseconds.
+        // the writer, and showed 0 here). A bound, not a timing: the writes queue within milliseconds.
         let deadline = ContinuousClock.now + .seconds(30)
-        while pending() != 3, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(pending() == 3)
+        while Self.pending(scene) != writes, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(Self.pending(scene) == writes)
         releasing.yield()
         try await session.value
-        for write in writes { try await write.value }
-        #expect(pending() == 0)
-        #expect(try await pool.read { db in try db.scalar(Int.self, "SELECT count(*) FROM t") } == 3)
+        for task in tasks { try await task.value }
+        #expect(Self.pending(scene) == 0)
+        #expect(try await pool.read { db in try db.scalar(Int.self, "SELECT count(*) FROM t") } == writes)
         pool.close()
+    }
+
+    @Test("a write that gives up waiting (its wait limit) leaves pending_requests at once, the writer still held")
+    func pendingRequestsWhenAWaitEnds() async throws {
+        let scene = try Scene(queryText: .off)
+        let pool = try DatabasePool(path: scene.file("limit.db"), key: try .rawKey(hex: Array(Scene.keyHex().utf8)),
+                                    configuration: .init(readerCount: 1, database: .init(observer: scene.observer),
+                                                         writerWaitTimeout: .milliseconds(300)))
+        try await pool.write { db in try db.execute("CREATE TABLE t(x)") }
+        let (held, holding) = AsyncStream.makeStream(of: Void.self)
+        let (release, releasing) = AsyncStream.makeStream(of: Void.self)
+        let session = Task {
+            try await pool.writeSession { _ in
+                holding.yield()
+                for await _ in release { break }
+            }
+        }
+        for await _ in held { break }
+        // The write waits, is counted, then gives up at its limit while the session still holds the writer.
+        await #expect(throws: SQLCipherError.self) {
+            try await pool.write { db in try db.execute("INSERT INTO t VALUES (1)") }
+        }
+        #expect(Self.pending(scene) == 0, "the write that gave up is still counted")
+        #expect(MetricValues(scene.metrics).all("db.client.connection.pending_requests").first?.values.contains(1)
+                    == true, "the write was never counted while it waited")
+        releasing.yield()
+        try await session.value
+        pool.close()
+        #expect(Self.pending(scene) == 0)
+    }
+
+    /// The last figure of `db.client.connection.pending_requests`.
+    static func pending(_ scene: Scene) -> Int? {
+        MetricValues(scene.metrics).all("db.client.connection.pending_requests").first?.values.last.map { Int($0) }
     }
 
     @Test("query text: off leaves it out, operationOnly gives the operation alone, exact the statement as prepared")
