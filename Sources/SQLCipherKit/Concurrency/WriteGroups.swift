@@ -127,7 +127,9 @@ final class WriteGroups: Sendable {
                 return true
             }
             // Every queued write waits for the writer, the leader too (until it gets the gate and takes it out).
-            _ = ObservationContext.with(entry.job.context) { pool.writerGate.adjustPending(by: 1) }
+            if pool.configuration.database.observer != nil {
+                _ = ObservationContext.with(entry.job.context) { pool.writerGate.adjustPending(by: 1) }
+            }
             if leads {
                 await lead(pool, own: entry)
             } else if await entry.waitForTurn() {
@@ -157,7 +159,9 @@ final class WriteGroups: Sendable {
             state.queue.remove(at: index)
             return true
         }
-        if removed { _ = ObservationContext.with(entry.job.context) { pool.writerGate.adjustPending(by: -1) } }
+        if removed, pool.configuration.database.observer != nil {
+            _ = ObservationContext.with(entry.job.context) { pool.writerGate.adjustPending(by: -1) }
+        }
         return removed
     }
 

@@ -56,7 +56,9 @@ final class WriterGate: Sendable {
     /// Returns the new count and its number.
     @discardableResult
     func adjustPending(by delta: Int) -> (count: Int, sequence: UInt64)? {
-        guard delta != 0, let figure = state.withLock({ changePending(&$0, by: delta) }) else { return nil }
+        guard delta != 0, pendingChanged != nil, let figure = state.withLock({ changePending(&$0, by: delta) }) else {
+            return nil
+        }
         pendingChanged?(figure.count, figure.sequence)
         return figure
     }

@@ -149,15 +149,7 @@ struct ServerObserverTests {
                                                          groupCommit: groupCommit ? .default : .off))
         try await pool.write { db in try db.execute("CREATE TABLE t(x)") }
         #expect(Self.pending(scene) == 0, "the CREATE got the writer with no write waiting")
-        let (held, holding) = AsyncStream.makeStream(of: Void.self)
-        let (release, releasing) = AsyncStream.makeStream(of: Void.self)
-        let session = Task {
-            try await pool.writeSession { _ in
-                holding.yield()
-                for await _ in release { break }
-            }
-        }
-        for await _ in held { break }
+        let (releasing, session) = await Self.holdingWriter(pool)
         let tasks = (1...writes).map { value in
             Task { try await pool.write { db in try db.execute("INSERT INTO t VALUES (\(value))") } }
         }
@@ -181,15 +173,7 @@ struct ServerObserverTests {
                                     configuration: .init(readerCount: 1, database: .init(observer: scene.observer),
                                                          writerWaitTimeout: .milliseconds(300)))
         try await pool.write { db in try db.execute("CREATE TABLE t(x)") }
-        let (held, holding) = AsyncStream.makeStream(of: Void.self)
-        let (release, releasing) = AsyncStream.makeStream(of: Void.self)
-        let session = Task {
-            try await pool.writeSession { _ in
-                holding.yield()
-                for await _ in release { break }
-            }
-        }
-        for await _ in held { break }
+        let (releasing, session) = await Self.holdingWriter(pool)
         // The write waits, is counted, then gives up at its limit while the session still holds the writer.
         await #expect(throws: SQLCipherError.self) {
             try await pool.write { db in try db.execute("INSERT INTO t VALUES (1)") }
@@ -201,6 +185,21 @@ struct ServerObserverTests {
         try await session.value
         pool.close()
         #expect(Self.pending(scene) == 0)
+    }
+
+    /// Holds `pool`'s writer in a writer session until `releasing` yields; returns once the session holds it.
+    static func holdingWriter(_ pool: DatabasePool) async
+        -> (releasing: AsyncStream<Void>.Continuation, session: Task<Void, any Error>) {
+        let (held, holding) = AsyncStream.makeStream(of: Void.self)
+        let (release, releasing) = AsyncStream.makeStream(of: Void.self)
+        let session = Task {
+            try await pool.writeSession { _ in
+                holding.yield()
+                for await _ in release { break }
+            }
+        }
+        for await _ in held { break }
+        return (releasing, session)
     }
 
     /// The last figure of `db.client.connection.pending_requests`.
