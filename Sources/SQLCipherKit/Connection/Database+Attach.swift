@@ -23,6 +23,8 @@ extension Database {
     }
 
     private func attach(_ path: String, as name: String, material: SecureBytes) throws(SQLCipherError) {
+        // A URI's key would reach errors (the path is in them), as it would for an open: refused alike.
+        try Database.requireNoKeyInURI(path)
         // The engine attaches nothing unless the library opens it for this one ATTACH; opened before the statement
         // is prepared (changing the flags expires prepared statements), closed whatever happens.
         try withAttachmentOpen { () throws(SQLCipherError) in

@@ -209,6 +209,10 @@ public final class Database {
             }
             throw error
         }
+        // From now on the caller holds the connection, and an observer could use it (which it must not): its
+        // methods run as the caller's code, so that such SQL meets the whole guard even inside the library's own
+        // operations (``trusted(_:)``), whose SQL alone skips it.
+        observation?.database = self
     }
 
     deinit {

@@ -35,8 +35,20 @@ final class ConnectionObservation {
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
     }
 
+    /// The connection, once open. The observer's methods then run as the caller's code
+    /// (``Database/callingUserCode(_:)``): SQL an observer runs on the connection, which it must not, meets the whole
+    /// guard, also inside the library's own operations (``Database/trusted(_:)``, whose SQL alone skips it), and its
+    /// errors and events keep no text that may hold a key.
+    weak var database: Database?
+
+    /// Runs `body` (a call of the observer) as the caller's code, once the connection is open.
+    private func notify<Result>(_ body: () -> Result) -> Result {
+        guard let database else { return body() }
+        return database.callingUserCode(body)
+    }
+
     /// The context an event of the work running now carries.
-    var context: (any Sendable)? { ObservationContext.current ?? observer.currentContext() }
+    var context: (any Sendable)? { ObservationContext.current ?? notify { observer.currentContext() } }
 
     /// Installs the hooks on `handle` (which this observation must outlive; ``uninstall(from:)`` before it closes).
     func install(on handle: OpaquePointer) {
@@ -103,7 +115,7 @@ final class ConnectionObservation {
             pending = event
         } else {
             // Reset before its end.
-            observer.statementFinished(event)
+            notify { observer.statementFinished(event) }
         }
     }
 
@@ -125,12 +137,12 @@ final class ConnectionObservation {
         guard let event = pending else { return }
         pending = nil
         let failed = code != SQLITE_DONE
-        observer.statementFinished(StatementEvent(
+        notify { observer.statementFinished(StatementEvent(
             path: event.path, sql: failed && (refused || SQLCipherError.mayHoldKey(event.sql)) ? "" : event.sql,
             operation: event.operation,
             startTime: event.startTime,
             duration: event.duration, rows: event.rows, changes: code == SQLITE_DONE ? event.changes : 0,
-            resultCode: code == SQLITE_DONE ? SQLITE_OK : code, context: event.context))
+            resultCode: code == SQLITE_DONE ? SQLITE_OK : code, context: event.context)) }
     }
 
     // MARK: Transactions
@@ -156,11 +168,11 @@ final class ConnectionObservation {
         transactionStart = nil
         let end = ObservationClock.monotonic()
         let statistics = handle.map { CacheStatistics(handle: $0) }
-        observer.transactionFinished(TransactionEvent(
+        notify { observer.transactionFinished(TransactionEvent(
             path: path, outcome: outcome, wrote: wrote, startTime: start.wall,
             duration: .nanoseconds(Int64(end &- start.monotonic)),
             commitDuration: commitStarted.map { .nanoseconds(Int64(end &- $0)) } ?? .zero,
-            cache: statistics ?? CacheStatistics.zero, context: context))
+            cache: statistics ?? CacheStatistics.zero, context: context)) }
     }
 
     // MARK: Write-ahead log and busy waits
@@ -171,17 +183,17 @@ final class ConnectionObservation {
         let file = sqlite3_db_filename(db, schema).map { String(cString: $0) } ?? ""
         let bytes = !file.isEmpty && stat(file + "-wal", &info) == 0 ? Int(info.st_size) : 0
         let eventPath = file.isEmpty ? path : file
-        observer.walCommitted(WALEvent(path: eventPath, schema: schema, frames: Int(frames), fileBytes: bytes,
-                                       context: context))
+        notify { observer.walCommitted(WALEvent(path: eventPath, schema: schema, frames: Int(frames), fileBytes: bytes,
+                                       context: context)) }
         guard frames >= Self.autoCheckpointFrames else { return }
         let started = ObservationClock.monotonic()
         var logged: Int32 = 0, copied: Int32 = 0
         let code = sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, &logged, &copied)
         let figures = Self.checkpointFigures(logged: logged, copied: copied)
-        observer.checkpointFinished(CheckpointEvent(
+        notify { observer.checkpointFinished(CheckpointEvent(
             path: eventPath, schema: schema, frames: figures.frames, checkpointed: figures.checkpointed,
             duration: .nanoseconds(Int64(ObservationClock.monotonic() &- started)), resultCode: code,
-            context: context))
+            context: context)) }
     }
 
     /// A checkpoint's frame counts as events give them: SQLite sets both to -1 when the checkpoint could not start
@@ -209,8 +221,8 @@ final class ConnectionObservation {
 
     private func busy(count: Int) -> Int32 {
         guard let delay = Self.busyWait(count: count, timeout: busyTimeoutMilliseconds) else { return 0 }
-        observer.busyRetried(BusyEvent(path: path, retry: count + 1, delay: .milliseconds(Int(delay)),
-                                       context: context))
+        notify { observer.busyRetried(BusyEvent(path: path, retry: count + 1, delay: .milliseconds(Int(delay)),
+                                       context: context)) }
         sqlite3_sleep(delay)
         return 1
     }

@@ -213,6 +213,13 @@ struct SQLCipherErrorUnparsedKeyTests {
         let error = thrownError { try db.attach(folder.file("b.db"), as: "other", key: .passphrase("other-passphrase")) }
         #expect(error?.message.contains("already in use") == true && error?.sql?.hasPrefix("ATTACH") == true,
                 "\(String(describing: error))")
+        // A key in the attached path's URI is refused before anything runs, and is in no error (nor is the path).
+        let keyed = thrownError {
+            try db.attach("file:\(folder.file("missing/x.db"))?key=\(Self.secret)", as: "x",
+                          key: .passphrase("other-passphrase"))
+        }
+        #expect(keyed?.kind == .invalidArgument && !"\(String(describing: keyed))".contains(Self.secret),
+                "\(String(describing: keyed))")
         // Control: the same failure in a user's SQL (refused by the guard before it could fail so) names no message.
         let user = thrownError { try db.execute("SELECT nosuch FROM other.sqlite_schema WHERE 'attach' = ''") }
         #expect(user?.sql == nil && user?.message.contains("nosuch") == false, "\(String(describing: user))")

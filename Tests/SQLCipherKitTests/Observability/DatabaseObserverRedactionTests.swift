@@ -145,6 +145,64 @@ struct DatabaseObserverRedactionTests {
             texts.filter { $0.localizedCaseInsensitiveContains(secret) }.map { "\(secret) in \($0.prefix(200))" }
         }
     }
+
+    @Test("an observer that runs SQL on its own connection (which it must not) during the library's ATTACH meets the whole guard: a key pragma is refused and changes nothing, a failure naming a key keeps no text; control: its failure outside, without a key word, keeps its text")
+    func observerSQLMeetsTheGuard() throws {
+        let folder = try TemporaryDirectory()
+        let spy = SQLRunningObserver()
+        let db = try Database(path: folder.file("spy.db"), key: .passphrase("spy-passphrase"),
+                              configuration: .init(observer: spy))
+        spy.database = db
+        defer { spy.database = nil }
+        try db.execute("CREATE TABLE t(x)")
+        // Inside the library's ATTACH (its own SQL, past the guard), when the ATTACH statement's event arrives.
+        spy.arm(on: "ATTACH", running: ["PRAGMA rekey = '\(SQLRunningObserver.secret)'",
+                                        "SELECT 'key=\(SQLRunningObserver.secret)' FROM no_such_table"])
+        try db.attach(folder.file("other.db"), as: "other", key: .passphrase("other-passphrase"))
+        let inside = spy.takeErrors()
+        #expect(inside.count == 2 && inside.allSatisfy { $0 != nil && $0?.sql == nil }, "\(inside)")
+        #expect(inside.first??.kind == .misuse, "the key pragma was not refused: \(inside)")
+        #expect(!"\(inside)".contains(SQLRunningObserver.secret))
+        // Control: outside the library's operations, the spy's failure without a key word keeps its SQL.
+        spy.arm(on: "SELECT 1", running: ["SELECT spy_marker_7f3a FROM no_such_table"])
+        try db.execute("SELECT 1")
+        let outside = spy.takeErrors()
+        #expect(outside.count == 1 && outside.first??.sql == "SELECT spy_marker_7f3a FROM no_such_table", "\(outside)")
+        db.close()
+        // The refused rekey changed nothing: the database opens with its passphrase.
+        #expect(try Database(path: folder.file("spy.db"), key: .passphrase("spy-passphrase"))
+                    .scalar(Int.self, "SELECT count(*) FROM t") == 0)
+    }
+}
+
+/// An observer that breaks its contract: it runs SQL on its own connection when a statement's event arrives.
+final class SQLRunningObserver: DatabaseObserver, @unchecked Sendable {
+    /// No "key" in it: only the statements name the key word.
+    static let secret = "SPY_SECRET_7f3a"
+    var database: Database?
+    private var trigger: String?
+    private var statements: [String] = []
+    private var errors: [SQLCipherError?] = []
+
+    /// Runs `statements` once, at the next event of a statement beginning with `prefix`.
+    func arm(on prefix: String, running statements: [String]) {
+        trigger = prefix
+        self.statements = statements
+    }
+
+    /// The errors the statements ran into (nil: it ran), and forgets them.
+    func takeErrors() -> [SQLCipherError?] {
+        defer { errors = [] }
+        return errors
+    }
+
+    func statementFinished(_ event: StatementEvent) {
+        guard let trigger, event.sql.hasPrefix(trigger), let database else { return }
+        self.trigger = nil
+        for statement in statements {
+            errors.append(thrownError { try database.execute(statement) })
+        }
+    }
 }
 
 extension Recorder {
