@@ -27,6 +27,9 @@ final class WriterGate: Sendable {
         var pending = 0
     }
 
+    /// The writes waiting for the writer, and the number that orders it among the pool's figures.
+    typealias PendingFigure = (count: Int, sequence: UInt64)
+
     private let state = Mutex(State())
     private let path: String
     /// Numbers the figures below: taken with them, under the gate's lock.
@@ -48,30 +51,30 @@ final class WriterGate: Sendable {
     var waiterCount: Int { state.withLock { $0.waiters.count } }
 
     /// The writes waiting for the writer, with a number that orders it among the gate's figures.
-    var numberedPending: (count: Int, sequence: UInt64) {
+    var numberedPending: PendingFigure {
         state.withLock { ($0.pending, sequence.next()) }
     }
 
     /// Adds `delta` to the writes waiting (a group commit's queue changed), and tells the observer; nothing without one.
     /// Returns the new count and its number.
     @discardableResult
-    func adjustPending(by delta: Int) -> (count: Int, sequence: UInt64)? {
+    func adjustPending(by delta: Int) -> PendingFigure? {
         guard delta != 0, pendingChanged != nil, let figure = state.withLock({ changePending(&$0, by: delta) }) else {
             return nil
         }
-        pendingChanged?(figure.count, figure.sequence)
+        report(figure)
         return figure
     }
 
     /// Under the lock: `pending` moved by `delta`, numbered; nil when nothing is counted (no observer).
-    private func changePending(_ state: inout State, by delta: Int) -> (count: Int, sequence: UInt64)? {
+    private func changePending(_ state: inout State, by delta: Int) -> PendingFigure? {
         guard pendingChanged != nil else { return nil }
         state.pending += delta
         return (state.pending, sequence.next())
     }
 
     /// Tells the observer a figure read under the lock.
-    private func report(_ figure: (count: Int, sequence: UInt64)?) {
+    private func report(_ figure: PendingFigure?) {
         if let figure { pendingChanged?(figure.count, figure.sequence) }
     }
 
@@ -79,7 +82,7 @@ final class WriterGate: Sendable {
     /// `counted`: whether the wait counts among the writes waiting (not a close's or a rekey's).
     func acquire(timeout: Duration?, counted: Bool = true) throws(SQLCipherError) {
         let semaphore = DispatchSemaphore(value: 0)
-        let waiting: (id: UInt64, figure: (count: Int, sequence: UInt64)?)? = state.withLock { state in
+        let waiting: (id: UInt64, figure: PendingFigure?)? = state.withLock { state in
             if !state.held {
                 state.held = true
                 return nil
@@ -93,7 +96,7 @@ final class WriterGate: Sendable {
         report(figure)
         let deadline = timeout.map { DispatchTime.now() + .milliseconds(Int(clamping: $0.milliseconds)) } ?? .distantFuture
         if semaphore.wait(timeout: deadline) == .success { return }
-        let (gaveUp, left) = state.withLock { state -> (Bool, (count: Int, sequence: UInt64)?) in
+        let (gaveUp, left) = state.withLock { state -> (Bool, PendingFigure?) in
             guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return (false, nil) }
             let waiter = state.waiters.remove(at: index)
             return (true, waiter.counted ? changePending(&state, by: -1) : nil)
@@ -132,7 +135,7 @@ final class WriterGate: Sendable {
         do {
             try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                    let outcome: Result<(waits: Bool, figure: (count: Int, sequence: UInt64)?), SQLCipherError> =
+                    let outcome: Result<(waits: Bool, figure: PendingFigure?), SQLCipherError> =
                         state.withLock { state in
                             if let error = state.abandoned.removeValue(forKey: id) { return .failure(error) }
                             if !state.held {
@@ -161,7 +164,7 @@ final class WriterGate: Sendable {
 
     /// Gives the gate to the next waiter, or frees it.
     func release() {
-        let (next, number, left): (Waiter?, UInt64, (count: Int, sequence: UInt64)?) = state.withLock { state in
+        let (next, number, left): (Waiter?, UInt64, PendingFigure?) = state.withLock { state in
             let number = released == nil ? 0 : sequence.next()
             guard !state.waiters.isEmpty else {
                 state.held = false
@@ -181,7 +184,7 @@ final class WriterGate: Sendable {
 
     /// Ends the async wait `id` with `error`, if it still waits (or before it is queued).
     private func abandon(_ id: UInt64, with error: SQLCipherError) {
-        let (continuation, left): (CheckedContinuation<Void, any Error>?, (count: Int, sequence: UInt64)?) =
+        let (continuation, left): (CheckedContinuation<Void, any Error>?, PendingFigure?) =
             state.withLock { state in
                 if let index = state.waiters.firstIndex(where: { $0.id == id }) {
                     let waiter = state.waiters.remove(at: index)
