@@ -54,6 +54,80 @@ struct DatabaseObserverAsyncTests {
         try pool.write { db in try db.execute("INSERT INTO t VALUES (-1)") }
     }
 
+    @Test("a pool's count of waiting writes: each write counted while the writer is held, none after, by sequence",
+          arguments: [(true, 1), (true, 3), (false, 1), (false, 3)])
+    func writesWaiting(groupCommit: Bool, writes: Int) async throws {
+        let folder = try TemporaryDirectory()
+        let recorder = Recorder()
+        let pool = try DatabasePool(path: folder.file("w.db"), key: try Key.rawKey(hex: Array(randomKeyHex().utf8)),
+                                    configuration: .init(readerCount: 2, database: .init(observer: recorder),
+                                                         groupCommit: groupCommit ? .default : .off))
+        try await pool.write { db in try db.execute("CREATE TABLE t(x)") }
+        #expect(recorder.pendingWrites == 0, "the CREATE got the writer with no write waiting")
+        let (releasing, session) = await Self.holdingWriter(pool)
+        let tasks = (1...writes).map { value in
+            Task { try await pool.write { db in try db.execute("INSERT INTO t VALUES (?)", [value]) } }
+        }
+        // A bound, not a timing: the writes queue within milliseconds.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while recorder.pendingWrites != writes, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(recorder.pendingWrites == writes)
+        releasing.yield()
+        try await session.value
+        for task in tasks { try await task.value }
+        _ = try await pool.read { db in try db.scalar(Int.self, "SELECT count(*) FROM t") }
+        #expect(recorder.pendingWrites == 0)
+        #expect(recorder.readersInUse == 0, "a reader returned is still counted")
+        // One number, one reading: a group's member reports its figure twice (the queue's change, the writer
+        // acquired), with the same number; two different figures never share one.
+        let depths = recorder.queue.map { ($0.sequence, $0.queueDepth) }
+            + recorder.writers.map { ($0.sequence, $0.queueDepth) }
+        let byNumber = Dictionary(grouping: depths, by: \.0).mapValues { Set($0.map(\.1)) }
+        #expect(byNumber.values.allSatisfy { $0.count == 1 }, "two figures share a sequence number: \(byNumber)")
+        #expect(recorder.queue.count >= 2 * writes, "each write's joining and leaving the queue is reported")
+        #expect(try await pool.read { db in try db.scalar(Int.self, "SELECT count(*) FROM t") } == writes)
+        pool.close()
+    }
+
+    @Test("a write that gives up waiting for the writer leaves the count at once (a group's queue, the gate)",
+          arguments: [true, false])
+    func writeThatGivesUp(groupCommit: Bool) async throws {
+        let folder = try TemporaryDirectory()
+        let recorder = Recorder()
+        let pool = try DatabasePool(path: folder.file("g.db"), key: try Key.rawKey(hex: Array(randomKeyHex().utf8)),
+                                    configuration: .init(readerCount: 1, database: .init(observer: recorder),
+                                                         writerWaitTimeout: .milliseconds(300),
+                                                         groupCommit: groupCommit ? .default : .off))
+        try await pool.write { db in try db.execute("CREATE TABLE t(x)") }
+        let (releasing, session) = await Self.holdingWriter(pool)
+        await #expect(throws: SQLCipherError.self) {
+            try await pool.write { db in try db.execute("INSERT INTO t VALUES (1)") }
+        }
+        #expect(recorder.queue.contains { $0.queueDepth == 1 }, "the write was never counted while it waited")
+        #expect(recorder.pendingWrites == 0, "the write that gave up is still counted")
+        releasing.yield()
+        try await session.value
+        pool.close()
+        #expect(recorder.pendingWrites == 0)
+    }
+
+    /// Holds `pool`'s writer in a writer session until `releasing` yields; returns once the session holds it.
+    static func holdingWriter(_ pool: DatabasePool) async
+        -> (releasing: AsyncStream<Void>.Continuation, session: Task<Void, any Error>) {
+        let (held, holding) = AsyncStream.makeStream(of: Void.self)
+        let (release, releasing) = AsyncStream.makeStream(of: Void.self)
+        let session = Task {
+            try await pool.writeSession { _ in
+                holding.yield()
+                for await _ in release { break }
+            }
+        }
+        for await _ in held { break }
+        return (releasing, session)
+    }
+
     @Test("a queue's async calls carry the caller's context too")
     func queue() async throws {
         let folder = try TemporaryDirectory()

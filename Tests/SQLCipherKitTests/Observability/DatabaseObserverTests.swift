@@ -211,6 +211,8 @@ final class Recorder: DatabaseObserver {
         var busy: [BusyEvent] = []
         var writers: [PoolWaitEvent] = []
         var readers: [PoolWaitEvent] = []
+        var queue: [PoolQueueEvent] = []
+        var releases: [PoolReleaseEvent] = []
     }
 
     private let events = Mutex(Events())
@@ -224,6 +226,27 @@ final class Recorder: DatabaseObserver {
     var busy: [BusyEvent] { events.withLock { $0.busy } }
     var writers: [PoolWaitEvent] { events.withLock { $0.writers } }
     var readers: [PoolWaitEvent] { events.withLock { $0.readers } }
+    var queue: [PoolQueueEvent] { events.withLock { $0.queue } }
+    var releases: [PoolReleaseEvent] { events.withLock { $0.releases } }
+
+    /// The writes waiting for the writer as a gauge keeping the newest figure shows it: the figure of the largest
+    /// `sequence` among the writer queue's and the writer acquisitions' events; nil before any.
+    var pendingWrites: Int? {
+        events.withLock { events in
+            let figures = events.queue.map { ($0.sequence, $0.queueDepth) }
+                + events.writers.map { ($0.sequence, $0.queueDepth) }
+            return figures.max { $0.0 < $1.0 }?.1
+        }
+    }
+
+    /// Readers in use as a gauge keeping the newest figure shows it (acquisitions and releases); nil before any.
+    var readersInUse: Int? {
+        events.withLock { events in
+            let figures = events.readers.map { ($0.sequence, $0.inUse) }
+                + events.releases.filter { $0.role == .reader }.map { ($0.sequence, $0.inUse) }
+            return figures.max { $0.0 < $1.0 }?.1
+        }
+    }
 
     func currentContext() -> (any Sendable)? { TestContext.request }
     func statementFinished(_ event: StatementEvent) { events.withLock { $0.statements.append(event) } }
@@ -233,4 +256,6 @@ final class Recorder: DatabaseObserver {
     func busyRetried(_ event: BusyEvent) { events.withLock { $0.busy.append(event) } }
     func writerAcquired(_ event: PoolWaitEvent) { events.withLock { $0.writers.append(event) } }
     func readerAcquired(_ event: PoolWaitEvent) { events.withLock { $0.readers.append(event) } }
+    func writerQueueChanged(_ event: PoolQueueEvent) { events.withLock { $0.queue.append(event) } }
+    func connectionReleased(_ event: PoolReleaseEvent) { events.withLock { $0.releases.append(event) } }
 }
