@@ -7,26 +7,38 @@
 # Run Benchmarks/Load/run.sh first (it builds the server).
 #
 #   Benchmarks/Load/profile.sh DATABASE MIX CONNECTIONS [STORAGE] [SECONDS]
-#     DATABASE: encrypted | unencrypted | unencrypted-ungrouped | fluent-sqlite-driver; MIX: read | write |
-#     reads-only (mix.lua with no writes); STORAGE: disk | tmpfs (default)
+#     DATABASE: encrypted | encrypted-metrics | encrypted-sampled | encrypted-observed | unencrypted |
+#     unencrypted-ungrouped | fluent-sqlite-driver; MIX: read | write | reads-only (mix.lua with no writes);
+#     STORAGE: disk | tmpfs (default). The traced variants export to a receiver on the loopback, as run.sh's do.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 database=${1:?database}; mix=${2:?mix}; connections=${3:?connections}; storage=${4:-tmpfs}; seconds=${5:-8}
 server="$(swift build -c release --package-path "$here" --scratch-path "$here/.build" --show-bin-path)/todo-load-server"
 [ -x "$server" ] || { echo "no server: run Benchmarks/Load/run.sh first" >&2; exit 1; }
 command -v perf >/dev/null || { echo "perf is missing (apt-get install linux-perf)" >&2; exit 1; }
-work="$here/.build/profile"
+# PROFILE_WORK: where its files go (default .build/profile; observing-cost.py compares two such folders).
+work=${PROFILE_WORK:-"$here/.build/profile"}
 rm -rf "$work" && mkdir -p "$work"
 if [ "$storage" = tmpfs ]; then data=$(mktemp -d /dev/shm/sqlcipherkit-load.XXXXXX); else data="$work/data"; mkdir -p "$data"; fi
 (umask 077 && openssl rand -hex 32 >"$work/key")
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 environment=(TODO_LOAD_DATABASE="$database" TODO_DATABASE="$data/todo.db" TODO_LOAD_SEED=1000
              PROFILE_ROUTE_TIMINGS="$work/timings.txt")
-[ "$database" != encrypted ] || environment+=(TODO_KEY_FILE="$work/key")
-env -u TODO_KEY_CREDENTIAL -u TODO_KEY_FILE "${environment[@]}" \
+[[ "$database" != encrypted* ]] || environment+=(TODO_KEY_FILE="$work/key")
+sink_pid=
+case "$database" in
+  encrypted-observed|encrypted-sampled)
+    sink_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    python3 "$here/../../Tests/Examples/otlp-traces.py" serve --port "$sink_port" --out "$work/spans.bin" &
+    sink_pid=$!
+    environment+=(OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$sink_port" OTEL_SERVICE_NAME=todo-load-server) ;;
+esac
+[ "$database" != encrypted-sampled ] \
+  || environment+=(OTEL_TRACES_SAMPLER=parentbased_traceidratio OTEL_TRACES_SAMPLER_ARG=0.1)
+env -u TODO_KEY_CREDENTIAL -u TODO_KEY_FILE -u OTEL_TRACES_SAMPLER -u OTEL_TRACES_SAMPLER_ARG "${environment[@]}" \
   "$server" serve --env production --hostname 127.0.0.1 --port "$port" >"$work/server.log" 2>&1 &
 pid=$!
-trap 'kill "$pid" 2>/dev/null || true; [ "$storage" != tmpfs ] || rm -rf "$data"' EXIT
+trap 'kill "$pid" $sink_pid 2>/dev/null || true; [ "$storage" != tmpfs ] || rm -rf "$data"' EXIT
 until curl -sf -o /dev/null "http://127.0.0.1:$port/todos?completed=true"; do kill -0 "$pid"; sleep 0.1; done
 curl -sf "http://127.0.0.1:$port/todos" | python3 -c 'import json, sys; print("\n".join(t["id"] for t in json.load(sys.stdin)))' >"$work/ids.txt"
 case "$mix" in read) percent=20 ;; write) percent=80 ;; reads-only) percent=0 ;; *) echo "mix: read, write or reads-only" >&2; exit 64 ;; esac
@@ -34,7 +46,7 @@ wrk -t 1 -c "$connections" -d 2s --timeout 10s -s "$here/mix.lua" "http://127.0.
 perf record -q -F 499 -e cpu-clock --call-graph dwarf,16384 -p "$pid" -o "$work/perf.data" -- sleep "$seconds" 2>/dev/null &
 perf_pid=$!
 wrk -t 1 -c "$connections" -d "${seconds}s" --timeout 10s --latency -s "$here/mix.lua" "http://127.0.0.1:$port" \
-  -- "$work/ids.txt" "$percent" 1 | grep '^RESULT'
+  -- "$work/ids.txt" "$percent" 1 | grep '^RESULT' | tee "$work/result.txt"
 wait "$perf_pid" || true
 # The server writes its timings when it stops: after it has answered what wrk left queued.
 sleep 1
