@@ -8,7 +8,7 @@ calls this; structured files are written here, by a tool made for them, never by
 
 The package (DIR):
   Package.swift      products SQLCipherSQLKit and FluentSQLCipherDriver; dependencies SQLCipherKit (URL, from:
-                     VERSION), sql-kit and fluent-kit (the versions the repository's manifest names)
+                     VERSION), sql-kit, fluent-kit and swift-log (the versions the repository's manifest names)
   Sources/           copied from Drivers/FluentSQLCipherDriver/Sources
   README.md, LICENSE
 """
@@ -34,9 +34,9 @@ def identity(url):
     return re.sub(r"\.git$", "", name)
 
 
-def pinned_versions(root, package=DRIVER, names=("sql-kit", "fluent-kit")):
+def pinned_versions(root, package=DRIVER, names=("sql-kit", "fluent-kit", "swift-log")):
     """The versions of the packages `names` that the repository's manifest of `package` depends on (one place to
-    bump): {name: (url, version)}. The driver's sql-kit and fluent-kit by default."""
+    bump): {name: (url, version)}. The driver's sql-kit, fluent-kit and swift-log by default."""
     with open(os.path.join(root, package, "Package.swift"), encoding="utf-8") as handle:
         text = handle.read()
     versions = {}
@@ -53,6 +53,7 @@ def manifest(sqlcipherkit_url, version, versions):
     sqlcipherkit = identity(sqlcipherkit_url)
     sqlkit_url, sqlkit_version = versions["sql-kit"]
     fluentkit_url, fluentkit_version = versions["fluent-kit"]
+    log_url, log_version = versions["swift-log"]
     kit = f'.product(name: "SQLCipherKit", package: {swift_string(sqlcipherkit)})'
     return "\n".join([
         f"// swift-tools-version: {SWIFT_TOOLS_VERSION}",
@@ -70,6 +71,7 @@ def manifest(sqlcipherkit_url, version, versions):
         f"        .package(url: {swift_string(sqlcipherkit_url)}, from: {swift_string(version)}),",
         f"        .package(url: {swift_string(sqlkit_url)}, from: {swift_string(sqlkit_version)}),",
         f"        .package(url: {swift_string(fluentkit_url)}, from: {swift_string(fluentkit_version)}),",
+        f"        .package(url: {swift_string(log_url)}, from: {swift_string(log_version)}),",
         "    ],",
         "    targets: [",
         '        .target(name: "SQLCipherSQLKit", dependencies: [',

@@ -6,9 +6,9 @@ Per architecture: each archive names the target triple it is built for (sqlciphe
 itself or on each file of a folder artifact), and OpenSSL is one component per architecture (its version and
 Debian package for that architecture), each artifact depending on the ones it carries or needs. The Fluent driver's
 source package (swiftpm/FluentSQLCipherDriver) depends on the release package and on the Swift packages it requires
-and does not ship (sql-kit, fluent-kit: scope "excluded", their lowest versions from the driver's manifest); the
-observability bridge's (swiftpm/SQLCipherKitObservability) likewise on swift-log, swift-metrics and
-swift-distributed-tracing.
+and does not ship (sql-kit, fluent-kit, swift-log: scope "excluded", their lowest versions from the driver's
+manifest); the observability bridge's (swiftpm/SQLCipherKitObservability) likewise on swift-log, swift-metrics and
+swift-distributed-tracing (swift-log one component, naming both).
 
     sbom.py --out FILE --facts FACTS.json
 
@@ -35,16 +35,19 @@ def sha256(path):
     return digest.hexdigest()
 
 
-def requirement_components(requirements, package, license_id):
+def requirement_components(requirements, package, license_id, also_required_by=()):
     """The Swift packages a source package of dist/ requires and does not ship ({name: (url, lowest version)}), as
-    components of scope "excluded"."""
+    components of scope "excluded"; `also_required_by`: the names another package of dist/ requires too (one
+    component each: a bom-ref is unique), whose description names both."""
     components = []
     for name, (url, version) in sorted(requirements.items()):
         location = url.split("://", 1)[-1].removesuffix(".git")
+        who = f"{package} and swiftpm/FluentSQLCipherDriver require" if name in also_required_by \
+            else f"{package} requires"
         components.append({
             "bom-ref": f"swiftpm-requirement:{name}", "type": "library", "name": name, "version": version,
             "scope": "excluded", "licenses": [{"license": {"id": license_id}}],
-            "description": f"a Swift package {package} requires (from: {version}); "
+            "description": f"a Swift package {who} (from: {version}); "
                            "resolved and built by the consumer, not shipped",
             "purl": f"pkg:swift/{location}@{version}",
         })
@@ -167,14 +170,17 @@ def main():
             "purl": f"pkg:swift/{location}@{pin['state']['version']}",
         })
 
-    # What the Fluent driver's package requires and does not ship: sql-kit and fluent-kit, by URL and lowest version
-    # (the consumer's SwiftPM resolves them; the versions are the ones the repository's driver manifest names); and
-    # the observability bridge's (swift-log, swift-metrics, swift-distributed-tracing), from its manifest.
+    # What the Fluent driver's package requires and does not ship: sql-kit, fluent-kit, swift-log, by URL and lowest
+    # version (the consumer's SwiftPM resolves them; the versions are the ones the repository's driver manifest
+    # names); and the observability bridge's (swift-log, swift-metrics, swift-distributed-tracing), from its manifest.
+    # A package both require (swift-log) is one component (a bom-ref is unique), the bridge's, naming both.
     driver_requirements = pinned_versions(facts["root"])
     observability_requirements = bridge_requirements(facts["root"])
-    components += requirement_components(driver_requirements, "swiftpm/FluentSQLCipherDriver", "MIT")
+    shared = sorted(driver_requirements.keys() & observability_requirements.keys())
+    components += requirement_components({name: requirement for name, requirement in driver_requirements.items()
+                                          if name not in shared}, "swiftpm/FluentSQLCipherDriver", "MIT")
     components += requirement_components(observability_requirements, "swiftpm/SQLCipherKitObservability",
-                                         "Apache-2.0")
+                                         "Apache-2.0", also_required_by=shared)
 
     # The artifacts of dist/SQLCipherKit/: what each contains (bom-refs) and what OpenSSL it carries or needs.
     system, folded = facts["opensslSystemNote"], facts["opensslFoldedNote"]

@@ -7,15 +7,17 @@ struct DriverPackageTests {
     static let driverPackage = Repository.dist + "/swiftpm/FluentSQLCipherDriver"
     static let releasePackage = Repository.dist + "/swiftpm/SQLCipherKit"
 
-    @Test("the driver package depends on SQLCipherKit by URL and version, on sql-kit and fluent-kit, and nothing else")
+    @Test("the driver package depends on SQLCipherKit by URL and version, on sql-kit, fluent-kit and swift-log, and nothing else")
     func contents() throws {
         try Repository.requireBuild()
         let manifest = try String(contentsOfFile: Self.driverPackage + "/Package.swift", encoding: .utf8)
         let packages = manifest.split(separator: "\n").filter { $0.contains(".package(") }
-        #expect(packages.count == 3, "\(packages)")
+        #expect(packages.count == 4, "\(packages)")
         #expect(packages.contains { $0.contains("SQLCipherKit\", from: \"") }, "\(packages)")
         #expect(packages.contains { $0.contains(#""https://github.com/vapor/sql-kit", from: "3.36.0""#) })
         #expect(packages.contains { $0.contains(#""https://github.com/vapor/fluent-kit", from: "1.57.0""#) })
+        // swift-log's task-local logger (withLogger), which the driver binds for an observer.
+        #expect(packages.contains { $0.contains(#""https://github.com/apple/swift-log", from: "1.16.2""#) })
         #expect(!manifest.contains("path:") && !manifest.contains("unsafeFlags"))
         #expect(!manifest.contains("sqlite-nio") && !manifest.contains("sqlite-kit"))
         // The sources are the repository's.
@@ -35,7 +37,7 @@ struct DriverPackageTests {
         let packages = manifest.split(separator: "\n").filter { $0.contains(".package(") }
         #expect(packages.count == 4, "\(packages)")
         #expect(packages.contains { $0.contains("SQLCipherKit\", from: \"") }, "\(packages)")
-        for (name, version) in [("apple/swift-log", "1.16.0"), ("apple/swift-metrics", "2.13.0"),
+        for (name, version) in [("apple/swift-log", "1.16.2"), ("apple/swift-metrics", "2.13.0"),
                                 ("apple/swift-distributed-tracing", "1.7.0")] {
             #expect(packages.contains { $0.contains("\"https://github.com/\(name)\", from: \"\(version)\"") },
                     "\(name) \(version): \(packages)")

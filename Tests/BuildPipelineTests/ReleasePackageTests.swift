@@ -223,7 +223,12 @@ struct ReleasePackageTests {
         let driverNeeds = (sbom["dependencies"] as? [[String: Any]] ?? [])
             .first { $0["ref"] as? String == "artifact:swiftpm/FluentSQLCipherDriver" }?["dependsOn"] as? [String] ?? []
         #expect(Set(driverNeeds).isSuperset(of: ["artifact:swiftpm/SQLCipherKit", "swiftpm-requirement:sql-kit",
-                                                 "swiftpm-requirement:fluent-kit"]), "\(driverNeeds)")
+                                                 "swiftpm-requirement:fluent-kit", "swiftpm-requirement:swift-log"]),
+                "\(driverNeeds)")
+        // One component per bom-ref: swift-log, which the driver and the bridge both require, is listed once.
+        let references = components.compactMap { $0["bom-ref"] as? String }
+        #expect(Set(references).count == references.count,
+                "\(Dictionary(grouping: references, by: { $0 }).filter { $0.value.count > 1 }.keys)")
 
         // The observability bridge's package: the release package and its three Swift packages, not shipped.
         let bridgeNeeds = (sbom["dependencies"] as? [[String: Any]] ?? [])

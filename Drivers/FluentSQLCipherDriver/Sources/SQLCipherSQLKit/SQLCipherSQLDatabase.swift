@@ -22,7 +22,9 @@ public struct SQLCipherSQLDatabase: SQLDatabase {
     public let pool: DatabasePool
     /// The event loop of `EventLoopFuture` results.
     public let eventLoop: any EventLoop
-    /// The logger of the executed statements.
+    /// The logger of the executed statements. While they run, it is also swift-log's task-local logger when the
+    /// pool has an observer, which takes it with them (SQLCipherKitObservability puts its metadata on the lines of
+    /// slow and failed statements): for Fluent's `req.db`, the request's logger, with its `request-id`.
     public let logger: Logger
     /// How bound values are stored.
     public let encoder: SQLCipherDataEncoder
@@ -79,7 +81,15 @@ public struct SQLCipherSQLDatabase: SQLDatabase {
         }
         var arguments = StatementArguments.none
         arguments.positional = try binds.map { try encoder.encode($0) }
-        return try await run(sql, arguments).map { SQLCipherRow(row: $0, decoder: decoder) }
+        return try await observed { try await run(sql, arguments) }.map { SQLCipherRow(row: $0, decoder: decoder) }
+    }
+
+    /// Runs `work` with ``logger`` bound as swift-log's task-local logger when the pool has an observer: the
+    /// observer takes it on this task with the statement, so that the lines it logs can carry a Fluent request's
+    /// metadata. Without an observer, nothing is bound.
+    private func observed<T: Sendable>(_ work: () async throws -> T) async throws -> T {
+        guard pool.configuration.database.observer != nil else { return try await work() }
+        return try await withLogger(logger) { _ in try await work() }
     }
 
     /// Runs `closure` with a database whose statements all run on the writer, held for the whole closure.

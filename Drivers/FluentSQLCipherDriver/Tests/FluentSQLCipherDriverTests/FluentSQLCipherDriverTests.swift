@@ -47,8 +47,11 @@ private final class Fixture: @unchecked Sendable {
                       as: .sqlcipher)
     }
 
-    var db: any FluentKit.Database {
-        databases.database(.sqlcipher, logger: Logger(label: "test"), on: MultiThreadedEventLoopGroup.singleton.any())!
+    var db: any FluentKit.Database { db(logger: Logger(label: "test")) }
+
+    /// The database as a request's handler gets it: with the request's logger.
+    func db(logger: Logger) -> any FluentKit.Database {
+        databases.database(.sqlcipher, logger: logger, on: MultiThreadedEventLoopGroup.singleton.any())!
     }
 
     func migrate() async throws {
@@ -137,6 +140,24 @@ struct FluentSQLCipherDriverTests {
         #expect(!insert.sql.contains("Jemisin"), "a bound value in the statement's text: \(insert.sql)")
         let select = try #require(events.first { $0.operation == "SELECT" && $0.sql.contains("\"authors\"") })
         #expect(select.rows == 1)
+    }
+
+    @Test("the database's logger (a request's) is swift-log's task-local logger while its statements run, for the pool's observer")
+    func loggerBoundForTheObserver() async throws {
+        let recorder = BoundLoggerRecorder()
+        let fixture = try Fixture(configuration: .init(database: .init(observer: recorder)))
+        try await fixture.migrate()
+        var requestLogger = Logger(label: "request")
+        requestLogger[metadataKey: "request-id"] = "r-7f3a"
+        try await Author(name: "Butler").create(on: fixture.db(logger: requestLogger))
+        _ = try await Author.query(on: fixture.db(logger: requestLogger)).all()
+        let seen = recorder.seen
+        for operation in ["INSERT", "SELECT"] {
+            #expect(seen.contains { $0.operation == operation && $0.requestID == "r-7f3a" }, "\(operation): \(seen)")
+        }
+        // Control: a database with another logger binds that one.
+        try await Author(name: "Le Guin").create(on: fixture.db)
+        #expect(recorder.seen.filter { $0.operation == "INSERT" && $0.requestID == nil }.count == 1, "\(recorder.seen)")
     }
 
     @Test("foreign keys are enforced: a child of a missing parent is a constraint failure")
@@ -338,4 +359,16 @@ private final class StatementRecorder: DatabaseObserver, @unchecked Sendable {
     var events: [StatementEvent] { lock.withLock { recorded } }
     func currentContext() -> (any Sendable)? { RequestContext.id }
     func statementFinished(_ event: StatementEvent) { lock.withLock { recorded.append(event) } }
+}
+
+/// Records each statement's operation with the `request-id` of the task-local logger its caller had bound.
+private final class BoundLoggerRecorder: DatabaseObserver, @unchecked Sendable {
+    // Invariant: `recorded` is only touched with `lock` held.
+    private let lock = NSLock()
+    private var recorded: [(operation: String, requestID: String?)] = []
+    var seen: [(operation: String, requestID: String?)] { lock.withLock { recorded } }
+    func currentContext() -> (any Sendable)? { Logger.current[metadataKey: "request-id"].map { "\($0)" } }
+    func statementFinished(_ event: StatementEvent) {
+        lock.withLock { recorded.append((event.operation, event.context as? String)) }
+    }
 }

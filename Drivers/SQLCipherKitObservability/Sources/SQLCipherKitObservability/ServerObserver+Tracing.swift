@@ -4,7 +4,7 @@ import Tracing
 extension ServerObserver {
     /// The context a span of an event with `context` gets as its parent; nil: no span.
     private func parent(_ context: (any Sendable)?) -> ServiceContext? {
-        if let context = context as? ServiceContext { return context }
+        if let context = Self.serviceContext(context) { return context }
         return configuration.tracesWithoutParent ? .topLevel : nil
     }
 

@@ -28,7 +28,9 @@ import Tracing
 public struct ServerObserver: DatabaseObserver {
     /// What the observer reports, and where.
     public struct Configuration: Sendable {
-        /// Where slow and failed statements are logged; nil: no logs. Default: nil.
+        /// Where slow and failed statements are logged; nil: no logs. Default: nil. A line also carries the
+        /// metadata of the logger the caller bound for the work with swift-log's `withLogger` (FluentSQLCipherDriver
+        /// binds each Fluent database's: in a Vapor handler, `req.logger`, with the request's `request-id`).
         public var logger: Logger?
         /// A statement at least this slow is logged at `warning`. Default: 100 ms.
         public var slowStatementThreshold: Duration
@@ -74,10 +76,22 @@ public struct ServerObserver: DatabaseObserver {
         instruments = configuration.metricsFactory.map { Instruments(factory: $0) }
     }
 
-    /// The caller's `ServiceContext`: a pool's `async` call takes it on the caller's task, so that the spans of
-    /// work a pool thread runs are children of the caller's span.
+    /// The caller's `ServiceContext` and, when the observer logs, the logger the caller bound with swift-log's
+    /// `withLogger`: a pool's `async` call takes them on the caller's task, so that the spans of work a pool
+    /// thread runs are children of the caller's span, and its log lines carry the caller's logger's metadata.
     public func currentContext() -> (any Sendable)? {
-        ServiceContext.current
+        let service = ServiceContext.current
+        guard configuration.logger != nil else { return service }
+        let bound = Logger.current
+        // swift-log's default, where nothing is bound, has an empty label (and no metadata of the caller's).
+        guard !bound.label.isEmpty else { return service }
+        return CallerContext(service: service, logger: bound)
+    }
+
+    /// The `ServiceContext` in a context ``currentContext()`` returned.
+    static func serviceContext(_ context: (any Sendable)?) -> ServiceContext? {
+        if let service = context as? ServiceContext { return service }
+        return (context as? CallerContext)?.service
     }
 
     /// `db.namespace` for a database at `path`.
@@ -174,4 +188,10 @@ extension Duration {
         let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         return overflow ? .max : whole &+ attoseconds / 1_000_000_000
     }
+}
+
+/// What ``ServerObserver/currentContext()`` takes on the caller's task when the caller bound a logger.
+struct CallerContext: Sendable {
+    let service: ServiceContext?
+    let logger: Logger
 }

@@ -207,6 +207,37 @@ struct ServerObserverTests {
         MetricValues(scene.metrics).all("db.client.connection.pending_requests").first?.values.last.map { Int($0) }
     }
 
+    @Test("the metadata of a logger the caller binds with swift-log's withLogger is on the statement's line, though a pool thread runs it")
+    func boundLoggersMetadata() async throws {
+        let scene = try Scene(queryText: .operationOnly, slowStatementThreshold: .zero)
+        let pool = try DatabasePool(path: scene.file("bound.db"), key: try .rawKey(hex: Array(Scene.keyHex().utf8)),
+                                    configuration: .init(readerCount: 1, database: .init(observer: scene.observer)))
+        try await pool.write { db in try db.execute("CREATE TABLE t(x)") }
+        let requestLogs = InMemoryLogHandler()
+        var requestLogger = Logger(label: "request") { _ in requestLogs }
+        requestLogger[metadataKey: "request-id"] = "r-7f3a"
+        requestLogger[metadataKey: "db.operation.name"] = "not-the-statement's"
+        scene.clear()
+        let request = scene.tracer.startSpan("POST /t", context: .topLevel)
+        try await ServiceContext.withValue(request.context) {
+            try await withLogger(requestLogger) { _ in
+                try await pool.write { db in try db.execute("INSERT INTO t VALUES (1)") }
+            }
+        }
+        request.end()
+        let inserts = { scene.logs.entries.filter { $0.metadata["db.operation.name"] == "INSERT" } }
+        #expect(inserts().count == 1 && inserts().first?.metadata["request-id"] == "r-7f3a", "\(scene.logs.entries)")
+        #expect(requestLogs.entries.isEmpty, "the line went to the caller's logger, not the configured one")
+        // The caller's span is still the parent: the logger travels beside the ServiceContext, not in its place.
+        let insert = scene.tracer.finishedSpans.first { $0.operationName == "INSERT" }
+        #expect(insert != nil && insert?.parentSpanID == request.spanContext.spanID)
+        // Control: nothing bound, no request-id.
+        scene.clear()
+        try await pool.write { db in try db.execute("INSERT INTO t VALUES (2)") }
+        #expect(inserts().count == 1 && inserts().first?.metadata["request-id"] == nil)
+        pool.close()
+    }
+
     @Test("query text: off leaves it out, operationOnly gives the operation alone, exact the statement as prepared")
     func queryTextPolicy() throws {
         for policy in QueryTextPolicy.allCases {
