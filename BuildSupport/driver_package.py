@@ -76,6 +76,7 @@ def manifest(sqlcipherkit_url, version, versions):
         "    targets: [",
         '        .target(name: "SQLCipherSQLKit", dependencies: [',
         f'            {kit}, .product(name: "SQLKit", package: "sql-kit"),',
+        '            .product(name: "Logging", package: "swift-log"),',
         "        ]),",
         '        .target(name: "FluentSQLCipherDriver", dependencies: [',
         f'            "SQLCipherSQLKit", {kit},',

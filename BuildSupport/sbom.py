@@ -177,6 +177,10 @@ def main():
     driver_requirements = pinned_versions(facts["root"])
     observability_requirements = bridge_requirements(facts["root"])
     shared = sorted(driver_requirements.keys() & observability_requirements.keys())
+    for name in shared:
+        if driver_requirements[name] != observability_requirements[name]:
+            raise SystemExit(f"sbom.py: the driver's manifest requires {name} {driver_requirements[name]}, the "
+                             f"bridge's {observability_requirements[name]}: name the same URL and version in both")
     components += requirement_components({name: requirement for name, requirement in driver_requirements.items()
                                           if name not in shared}, "swiftpm/FluentSQLCipherDriver", "MIT")
     components += requirement_components(observability_requirements, "swiftpm/SQLCipherKitObservability",

@@ -18,6 +18,7 @@ struct DriverPackageTests {
         #expect(packages.contains { $0.contains(#""https://github.com/vapor/fluent-kit", from: "1.57.0""#) })
         // swift-log's task-local logger (withLogger), which the driver binds for an observer.
         #expect(packages.contains { $0.contains(#""https://github.com/apple/swift-log", from: "1.16.2""#) })
+        #expect(manifest.contains(#".product(name: "Logging", package: "swift-log")"#), "swift-log required, not used")
         #expect(!manifest.contains("path:") && !manifest.contains("unsafeFlags"))
         #expect(!manifest.contains("sqlite-nio") && !manifest.contains("sqlite-kit"))
         // The sources are the repository's.

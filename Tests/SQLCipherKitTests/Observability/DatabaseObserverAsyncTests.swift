@@ -65,6 +65,7 @@ struct DatabaseObserverAsyncTests {
         try await pool.write { db in try db.execute("CREATE TABLE t(x)") }
         #expect(recorder.pendingWrites == 0, "the CREATE got the writer with no write waiting")
         let (releasing, session) = await Self.holdingWriter(pool)
+        defer { releasing.yield() }  // a failure before the release must not leave the session waiting
         let tasks = (1...writes).map { value in
             Task { try await pool.write { db in try db.execute("INSERT INTO t VALUES (?)", [value]) } }
         }
@@ -102,6 +103,7 @@ struct DatabaseObserverAsyncTests {
                                                          groupCommit: groupCommit ? .default : .off))
         try await pool.write { db in try db.execute("CREATE TABLE t(x)") }
         let (releasing, session) = await Self.holdingWriter(pool)
+        defer { releasing.yield() }
         await #expect(throws: SQLCipherError.self) {
             try await pool.write { db in try db.execute("INSERT INTO t VALUES (1)") }
         }

@@ -22,9 +22,9 @@ public struct SQLCipherSQLDatabase: SQLDatabase {
     public let pool: DatabasePool
     /// The event loop of `EventLoopFuture` results.
     public let eventLoop: any EventLoop
-    /// The logger of the executed statements. While they run, it is also swift-log's task-local logger when the
-    /// pool has an observer, which takes it with them (SQLCipherKitObservability puts its metadata on the lines of
-    /// slow and failed statements): for Fluent's `req.db`, the request's logger, with its `request-id`.
+    /// The logger of the executed statements. While they run, its metadata is also merged into swift-log's
+    /// task-local logger when the pool has an observer, which takes it with them (SQLCipherKitObservability puts it
+    /// on the lines of slow and failed statements): for Fluent's `req.db`, the request's `request-id`.
     public let logger: Logger
     /// How bound values are stored.
     public let encoder: SQLCipherDataEncoder
@@ -84,19 +84,24 @@ public struct SQLCipherSQLDatabase: SQLDatabase {
         return try await observed { try await run(sql, arguments) }.map { SQLCipherRow(row: $0, decoder: decoder) }
     }
 
-    /// Runs `work` with ``logger`` bound as swift-log's task-local logger when the pool has an observer: the
-    /// observer takes it on this task with the statement, so that the lines it logs can carry a Fluent request's
-    /// metadata. Without an observer, nothing is bound.
-    private func observed<T: Sendable>(_ work: () async throws -> T) async throws -> T {
+    /// Runs `work` with ``logger``'s metadata merged into swift-log's task-local logger when the pool has an
+    /// observer: the observer takes it on this task with the statements, so that the lines it logs can carry a
+    /// Fluent request's metadata (its `request-id`), beside what the caller bound itself. Without an observer, or
+    /// with a logger without metadata, nothing is bound.
+    private func observed<T>(_ work: () async throws -> T) async throws -> T {
         guard pool.configuration.database.observer != nil else { return try await work() }
-        return try await withLogger(logger) { _ in try await work() }
+        let metadata = logger.handler.metadata
+        guard !metadata.isEmpty else { return try await work() }
+        return try await withLogger(mergingMetadata: metadata) { _ in try await work() }
     }
 
     /// Runs `closure` with a database whose statements all run on the writer, held for the whole closure.
     public func withSession<R>(_ closure: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
         if session != nil { return try await closure(self) }
-        return try await pool.writeSession { session in
-            Unchecked(try await closure(self.on(session)))
+        return try await observed {
+            try await pool.writeSession { session in
+                Unchecked(try await closure(self.on(session)))
+            }
         }.value
     }
 
@@ -107,8 +112,11 @@ public struct SQLCipherSQLDatabase: SQLDatabase {
         if let session {
             return try await session.transaction { Unchecked(try await closure(self)) }.value
         }
-        return try await pool.writeSession { session in
-            try await session.transaction { Unchecked(try await closure(self.on(session))) }
+        // Bound around the session: its BEGIN and COMMIT (the sync, often the slowest statement) carry it too.
+        return try await observed {
+            try await pool.writeSession { session in
+                try await session.transaction { Unchecked(try await closure(self.on(session))) }
+            }
         }.value
     }
 

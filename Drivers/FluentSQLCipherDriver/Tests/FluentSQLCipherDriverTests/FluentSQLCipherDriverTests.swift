@@ -142,22 +142,33 @@ struct FluentSQLCipherDriverTests {
         #expect(select.rows == 1)
     }
 
-    @Test("the database's logger (a request's) is swift-log's task-local logger while its statements run, for the pool's observer")
+    @Test("the database's logger's metadata (a request's) is in swift-log's task-local logger while its statements run, a transaction's BEGIN and COMMIT too, for the pool's observer")
     func loggerBoundForTheObserver() async throws {
         let recorder = BoundLoggerRecorder()
         let fixture = try Fixture(configuration: .init(database: .init(observer: recorder)))
         try await fixture.migrate()
-        var requestLogger = Logger(label: "request")
-        requestLogger[metadataKey: "request-id"] = "r-7f3a"
-        try await Author(name: "Butler").create(on: fixture.db(logger: requestLogger))
-        _ = try await Author.query(on: fixture.db(logger: requestLogger)).all()
-        let seen = recorder.seen
-        for operation in ["INSERT", "SELECT"] {
-            #expect(seen.contains { $0.operation == operation && $0.requestID == "r-7f3a" }, "\(operation): \(seen)")
+        func requestLogger(_ id: String) -> Logger {
+            var logger = Logger(label: "request")
+            logger[metadataKey: "request-id"] = "\(id)"
+            return logger
         }
-        // Control: a database with another logger binds that one.
-        try await Author(name: "Le Guin").create(on: fixture.db)
-        #expect(recorder.seen.filter { $0.operation == "INSERT" && $0.requestID == nil }.count == 1, "\(recorder.seen)")
+        try await Author(name: "Butler").create(on: fixture.db(logger: requestLogger("r-7f3a")))
+        _ = try await Author.query(on: fixture.db(logger: requestLogger("r-7f3a"))).all()
+        for operation in ["INSERT", "SELECT"] {
+            #expect(recorder.seen.contains { $0.operation == operation && $0.requestID == "r-7f3a" },
+                    "\(operation): \(recorder.seen)")
+        }
+        // A transaction: its BEGIN and COMMIT run on the writer session, outside the statement calls.
+        try await fixture.db(logger: requestLogger("r-tx")).transaction { db in
+            try await Author(name: "Le Guin").create(on: db)
+        }
+        for operation in ["BEGIN", "INSERT", "COMMIT"] {
+            #expect(recorder.seen.contains { $0.operation == operation && $0.requestID == "r-tx" },
+                    "\(operation): \(recorder.seen)")
+        }
+        // Control: another request's database carries its own id, not the one before.
+        try await Author(name: "Delany").create(on: fixture.db(logger: requestLogger("r-other")))
+        #expect(recorder.seen.last { $0.operation == "INSERT" }?.requestID == "r-other", "\(recorder.seen)")
     }
 
     @Test("foreign keys are enforced: a child of a missing parent is a constraint failure")

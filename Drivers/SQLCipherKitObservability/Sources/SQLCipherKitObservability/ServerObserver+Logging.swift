@@ -7,7 +7,7 @@ extension ServerObserver {
     /// `ServiceContext` current (a pool's thread runs the statement, where no task-local of the caller's is): the
     /// logger's metadata provider (swift-otel's adds `trace_id` and `span_id`) then ties the line to the request.
     /// The line also carries the metadata of the logger the caller bound (``currentContext()``): a request's
-    /// `request-id`.
+    /// `request-id`, never under a key of the line's own or the trace's (``isReservedLogKey(_:)``).
     func log(_ event: StatementEvent, errorType: String?) {
         guard let logger = configuration.logger else { return }
         let slow = event.duration >= configuration.slowStatementThreshold
@@ -24,9 +24,13 @@ extension ServerObserver {
         case .operationOnly: metadata["db.query.summary"] = "\(event.operation)"
         case .exact: metadata["db.query.text"] = "\(event.sql)"
         }
-        if let caller = (event.context as? CallerContext)?.logger {
-            // The caller's own metadata, under the statement's keys (which win a clash).
-            metadata.merge(caller.handler.metadata) { statement, _ in statement }
+        if let caller = event.context as? CallerContext {
+            // The caller's own metadata (a request's `request-id`), never under a key the line could carry: a
+            // caller's `error.type` on a slow line would make it look failed, its `db.query.text` would put text
+            // into a line whose policy keeps it out, its `trace_id` would hide the trace's.
+            for (key, value) in caller.metadata where !Self.isReservedLogKey(key) {
+                metadata[key] = value
+            }
         }
         ServiceContext.withValue(Self.serviceContext(event.context) ?? ServiceContext.current) {
             if let errorType {
@@ -37,5 +41,12 @@ extension ServerObserver {
                 logger.warning("slow SQLite statement", metadata: metadata)
             }
         }
+    }
+
+    /// Whether a caller's metadata key is one the observer's lines keep for themselves: `db.*`, `error.*`,
+    /// `sqlcipherkit.*`, and the trace's `trace_id` and `span_id` (swift-otel's metadata provider).
+    static func isReservedLogKey(_ key: String) -> Bool {
+        key.hasPrefix("db.") || key.hasPrefix("error.") || key.hasPrefix("sqlcipherkit.") || key == "trace_id"
+            || key == "span_id"
     }
 }

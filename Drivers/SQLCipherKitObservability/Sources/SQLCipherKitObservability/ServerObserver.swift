@@ -28,9 +28,12 @@ import Tracing
 public struct ServerObserver: DatabaseObserver {
     /// What the observer reports, and where.
     public struct Configuration: Sendable {
-        /// Where slow and failed statements are logged; nil: no logs. Default: nil. A line also carries the
-        /// metadata of the logger the caller bound for the work with swift-log's `withLogger` (FluentSQLCipherDriver
-        /// binds each Fluent database's: in a Vapor handler, `req.logger`, with the request's `request-id`).
+        /// Where slow and failed statements are logged; nil: no logs. Default: nil. A statement's line also carries
+        /// the metadata of the logger the caller bound for the work with swift-log's `withLogger` (FluentSQLCipherDriver
+        /// merges each Fluent database's: in a Vapor handler, `req.logger`'s, the request's `request-id`), but never
+        /// under a key of the line's own (`db.*`, `error.*`, `sqlcipherkit.*`) or the trace's (`trace_id`,
+        /// `span_id`). Bootstrap swift-log before the observer's first statement: swift-log fixes its default
+        /// task-local logger when it is first read.
         public var logger: Logger?
         /// A statement at least this slow is logged at `warning`. Default: 100 ms.
         public var slowStatementThreshold: Duration
@@ -82,10 +85,11 @@ public struct ServerObserver: DatabaseObserver {
     public func currentContext() -> (any Sendable)? {
         let service = ServiceContext.current
         guard configuration.logger != nil else { return service }
-        let bound = Logger.current
-        // swift-log's default, where nothing is bound, has an empty label (and no metadata of the caller's).
-        guard !bound.label.isEmpty else { return service }
-        return CallerContext(service: service, logger: bound)
+        // Its metadata is all a line takes from it: a logger without any (swift-log's default, where nothing is
+        // bound) is not kept.
+        let metadata = Logger.current.handler.metadata
+        guard !metadata.isEmpty else { return service }
+        return CallerContext(service: service, metadata: metadata)
     }
 
     /// The `ServiceContext` in a context ``currentContext()`` returned.
@@ -190,8 +194,10 @@ extension Duration {
     }
 }
 
-/// What ``ServerObserver/currentContext()`` takes on the caller's task when the caller bound a logger.
+/// What ``ServerObserver/currentContext()`` takes on the caller's task when the caller bound a logger with
+/// metadata.
 struct CallerContext: Sendable {
     let service: ServiceContext?
-    let logger: Logger
+    /// The bound logger's metadata.
+    let metadata: Logger.Metadata
 }

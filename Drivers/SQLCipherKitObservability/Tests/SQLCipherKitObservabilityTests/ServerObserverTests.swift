@@ -150,6 +150,7 @@ struct ServerObserverTests {
         try await pool.write { db in try db.execute("CREATE TABLE t(x)") }
         #expect(Self.pending(scene) == 0, "the CREATE got the writer with no write waiting")
         let (releasing, session) = await Self.holdingWriter(pool)
+        defer { releasing.yield() }  // a failure before the release must not leave the session waiting
         let tasks = (1...writes).map { value in
             Task { try await pool.write { db in try db.execute("INSERT INTO t VALUES (\(value))") } }
         }
@@ -174,6 +175,7 @@ struct ServerObserverTests {
                                                          writerWaitTimeout: .milliseconds(300)))
         try await pool.write { db in try db.execute("CREATE TABLE t(x)") }
         let (releasing, session) = await Self.holdingWriter(pool)
+        defer { releasing.yield() }
         // The write waits, is counted, then gives up at its limit while the session still holds the writer.
         await #expect(throws: SQLCipherError.self) {
             try await pool.write { db in try db.execute("INSERT INTO t VALUES (1)") }
@@ -207,7 +209,7 @@ struct ServerObserverTests {
         MetricValues(scene.metrics).all("db.client.connection.pending_requests").first?.values.last.map { Int($0) }
     }
 
-    @Test("the metadata of a logger the caller binds with swift-log's withLogger is on the statement's line, though a pool thread runs it")
+    @Test("the metadata of a logger the caller binds with swift-log's withLogger is on the statement's line, though a pool thread runs it, never under the line's own keys")
     func boundLoggersMetadata() async throws {
         let scene = try Scene(queryText: .operationOnly, slowStatementThreshold: .zero)
         let pool = try DatabasePool(path: scene.file("bound.db"), key: try .rawKey(hex: Array(Scene.keyHex().utf8)),
@@ -216,7 +218,11 @@ struct ServerObserverTests {
         let requestLogs = InMemoryLogHandler()
         var requestLogger = Logger(label: "request") { _ in requestLogs }
         requestLogger[metadataKey: "request-id"] = "r-7f3a"
-        requestLogger[metadataKey: "db.operation.name"] = "not-the-statement's"
+        // Keys a caller must not be able to put on the line: each would make it say something it does not.
+        for key in ["db.operation.name", "error.type", "db.query.text", "sqlcipherkit.duration_ms", "trace_id"] {
+            requestLogger[metadataKey: key] = "from-the-caller"
+        }
+        let inserts = { scene.logs.entries.filter { $0.metadata["db.operation.name"] == "INSERT" } }
         scene.clear()
         let request = scene.tracer.startSpan("POST /t", context: .topLevel)
         try await ServiceContext.withValue(request.context) {
@@ -225,15 +231,23 @@ struct ServerObserverTests {
             }
         }
         request.end()
-        let inserts = { scene.logs.entries.filter { $0.metadata["db.operation.name"] == "INSERT" } }
-        #expect(inserts().count == 1 && inserts().first?.metadata["request-id"] == "r-7f3a", "\(scene.logs.entries)")
+        let line = try #require(inserts().first, "\(scene.logs.entries)")
+        #expect(inserts().count == 1 && line.metadata["request-id"] == "r-7f3a", "\(line.metadata)")
+        #expect(!line.metadata.values.contains { "\($0)" == "from-the-caller" }, "\(line.metadata)")
+        #expect(line.metadata["error.type"] == nil && line.metadata["db.query.text"] == nil)
         #expect(requestLogs.entries.isEmpty, "the line went to the caller's logger, not the configured one")
         // The caller's span is still the parent: the logger travels beside the ServiceContext, not in its place.
         let insert = scene.tracer.finishedSpans.first { $0.operationName == "INSERT" }
         #expect(insert != nil && insert?.parentSpanID == request.spanContext.spanID)
+        // Metadata merged into swift-log's default, with no logger bound (withLogger(mergingMetadata:)).
+        scene.clear()
+        try await withLogger(mergingMetadata: ["request-id": "r-merged"]) { _ in
+            try await pool.write { db in try db.execute("INSERT INTO t VALUES (2)") }
+        }
+        #expect(inserts().count == 1 && inserts().first?.metadata["request-id"] == "r-merged")
         // Control: nothing bound, no request-id.
         scene.clear()
-        try await pool.write { db in try db.execute("INSERT INTO t VALUES (2)") }
+        try await pool.write { db in try db.execute("INSERT INTO t VALUES (3)") }
         #expect(inserts().count == 1 && inserts().first?.metadata["request-id"] == nil)
         pool.close()
     }
