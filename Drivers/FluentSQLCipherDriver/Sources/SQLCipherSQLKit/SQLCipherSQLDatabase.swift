@@ -22,9 +22,10 @@ public struct SQLCipherSQLDatabase: SQLDatabase {
     public let pool: DatabasePool
     /// The event loop of `EventLoopFuture` results.
     public let eventLoop: any EventLoop
-    /// The logger of the executed statements. While they run, its metadata is also merged into swift-log's
-    /// task-local logger when the pool has an observer, which takes it with them (SQLCipherKitObservability puts it
-    /// on the lines of slow and failed statements): for Fluent's `req.db`, the request's `request-id`.
+    /// The logger of the executed statements. While they run, it is also swift-log's task-local logger when the
+    /// pool has an observer and it has metadata; the observer takes that with them (SQLCipherKitObservability puts
+    /// it on the lines of slow and failed statements): for Fluent's `req.db`, the request's `request-id`. SQLKit's
+    /// `logging(to:)` does not reach it (its database forwards to this one, with this logger).
     public let logger: Logger
     /// How bound values are stored.
     public let encoder: SQLCipherDataEncoder
@@ -84,15 +85,16 @@ public struct SQLCipherSQLDatabase: SQLDatabase {
         return try await observed { try await run(sql, arguments) }.map { SQLCipherRow(row: $0, decoder: decoder) }
     }
 
-    /// Runs `work` with ``logger``'s metadata merged into swift-log's task-local logger when the pool has an
-    /// observer: the observer takes it on this task with the statements, so that the lines it logs can carry a
-    /// Fluent request's metadata (its `request-id`), beside what the caller bound itself. Without an observer, or
-    /// with a logger without metadata, nothing is bound.
+    /// Runs `work` with ``logger`` bound as swift-log's task-local logger when the pool has an observer and the
+    /// logger has metadata: the observer takes it on this task with the statements, so that the lines it logs can
+    /// carry a Fluent request's metadata (its `request-id`). Bound as it is, never merged: merging writes through
+    /// `Logger.current`'s handler, which a handler of reference type would keep, for every later request. Without an
+    /// observer, or with a logger without metadata, nothing is bound.
     private func observed<T>(_ work: () async throws -> T) async throws -> T {
-        guard pool.configuration.database.observer != nil else { return try await work() }
-        let metadata = logger.handler.metadata
-        guard !metadata.isEmpty else { return try await work() }
-        return try await withLogger(mergingMetadata: metadata) { _ in try await work() }
+        guard pool.configuration.database.observer != nil, !logger.handler.metadata.isEmpty else {
+            return try await work()
+        }
+        return try await withLogger(logger) { _ in try await work() }
     }
 
     /// Runs `closure` with a database whose statements all run on the writer, held for the whole closure.

@@ -44,9 +44,11 @@ extension ServerObserver {
     }
 
     /// Whether a caller's metadata key is one the observer's lines keep for themselves: `db.*`, `error.*`,
-    /// `sqlcipherkit.*`, and the trace's `trace_id` and `span_id` (swift-otel's metadata provider).
+    /// `sqlcipherkit.*`, and the trace's `trace_id`, `span_id` and `trace_flags` (swift-otel's metadata provider),
+    /// in any case.
     static func isReservedLogKey(_ key: String) -> Bool {
-        key.hasPrefix("db.") || key.hasPrefix("error.") || key.hasPrefix("sqlcipherkit.") || key == "trace_id"
-            || key == "span_id"
+        let key = key.lowercased()
+        return key.hasPrefix("db.") || key.hasPrefix("error.") || key.hasPrefix("sqlcipherkit.")
+            || ["trace_id", "span_id", "trace_flags"].contains(key)
     }
 }

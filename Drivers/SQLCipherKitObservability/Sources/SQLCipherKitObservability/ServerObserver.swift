@@ -30,10 +30,10 @@ public struct ServerObserver: DatabaseObserver {
     public struct Configuration: Sendable {
         /// Where slow and failed statements are logged; nil: no logs. Default: nil. A statement's line also carries
         /// the metadata of the logger the caller bound for the work with swift-log's `withLogger`
-        /// (FluentSQLCipherDriver merges each Fluent database's: in a Vapor handler, `req.logger`'s, the request's
+        /// (FluentSQLCipherDriver binds each Fluent database's: in a Vapor handler, `req.logger`, with the request's
         /// `request-id`), but never under a key of the line's own (`db.*`, `error.*`, `sqlcipherkit.*`) or the
-        /// trace's (`trace_id`, `span_id`). Bootstrap swift-log before the observer's first statement: swift-log
-        /// fixes its default task-local logger when it is first read.
+        /// trace's (`trace_id`, `span_id`, `trace_flags`), in any case. Bootstrap swift-log before the observer's
+        /// first statement: swift-log fixes its default task-local logger when it is first read.
         public var logger: Logger?
         /// A statement at least this slow is logged at `warning`. Default: 100 ms.
         public var slowStatementThreshold: Duration

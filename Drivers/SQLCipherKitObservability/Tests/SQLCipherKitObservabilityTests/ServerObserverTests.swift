@@ -219,7 +219,8 @@ struct ServerObserverTests {
         var requestLogger = Logger(label: "request") { _ in requestLogs }
         requestLogger[metadataKey: "request-id"] = "r-7f3a"
         // Keys a caller must not be able to put on the line: each would make it say something it does not.
-        for key in ["db.operation.name", "error.type", "db.query.text", "sqlcipherkit.duration_ms", "trace_id"] {
+        for key in ["db.operation.name", "error.type", "db.query.text", "DB.Query.Text", "sqlcipherkit.duration_ms",
+                    "trace_id", "trace_flags"] {
             requestLogger[metadataKey: key] = "from-the-caller"
         }
         let inserts = { scene.logs.entries.filter { $0.metadata["db.operation.name"] == "INSERT" } }
