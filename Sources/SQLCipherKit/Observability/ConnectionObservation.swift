@@ -19,8 +19,20 @@ final class ConnectionObservation {
     var stepping: OpaquePointer?
     /// The end of `stepping`, reported once its step's result is known.
     private var pending: StatementEvent?
-    /// When each running statement began (system clock, monotonic clock), and the connection's total changes then.
-    private var starts: [OpaquePointer: (wall: UInt64, monotonic: UInt64, totalChanges: Int64)] = [:]
+    /// When each running statement began (system clock, monotonic clock), the connection's total changes then, and
+    /// the context of the work that began it: a statement left unfinished (a cursor abandoned after one row) ends only
+    /// when later work resets or finalizes it, and is reported under the context that ran it, not that later work's.
+    private var starts: [OpaquePointer: Start] = [:]
+    private struct Start {
+        let wall: UInt64
+        let monotonic: UInt64
+        let totalChanges: Int64
+        /// Nil when not read at the start (``stepStarting(_:first:)``): then read at the end.
+        let context: Context?
+    }
+    private struct Context {
+        let value: (any Sendable)?
+    }
     private var rows: [OpaquePointer: Int] = [:]
     /// The open transaction SQLCipherKit began: when, both clocks.
     private var transactionStart: (wall: UInt64, monotonic: UInt64)?
@@ -87,8 +99,15 @@ final class ConnectionObservation {
     func stepStarting(_ statement: OpaquePointer, first: Bool) {
         stepping = statement
         if first || starts[statement] == nil {
-            starts[statement] = (ObservationClock.now(), ObservationClock.monotonic(),
-                                 sqlite3_total_changes64(sqlite3_db_handle(statement)))
+            // Asked before the clocks are read: the observer's own time is not the statement's. Not while the
+            // library's own ATTACH is open: the observer runs as the caller's code, which closes the engine's
+            // attachment for its duration, and changing the engine's flags expires the statement about to run (the
+            // library's ATTACH would compile again past its trusted window). The library's statements run to their
+            // end inside its operation, so the context at their end is their caller's.
+            let context = database?.sqlGuard.attachmentOpen == true ? nil : Context(value: self.context)
+            starts[statement] = Start(wall: ObservationClock.now(), monotonic: ObservationClock.monotonic(),
+                                      totalChanges: sqlite3_total_changes64(sqlite3_db_handle(statement)),
+                                      context: context)
             rows[statement] = 0
         }
     }
@@ -110,7 +129,7 @@ final class ConnectionObservation {
             duration: .nanoseconds(Int64(end &- start.monotonic)),
             rows: (inStep ? rows[statement] : rows.removeValue(forKey: statement)) ?? 0,
             changes: changed ? Int(sqlite3_changes64(db)) : 0, resultCode: SQLITE_OK,
-            context: context)
+            context: start.context.map(\.value) ?? context)
         if inStep {
             pending = event
         } else {

@@ -34,7 +34,9 @@ public struct StatementEvent: Sendable {
     /// SQLite's (extended) result code: `SQLITE_OK` (0) when the statement ran to its end or was reset before it,
     /// the error's code when it failed.
     public let resultCode: Int32
-    /// What ``DatabaseObserver/currentContext()`` returned for the work this statement belongs to.
+    /// What ``DatabaseObserver/currentContext()`` returned for the work this statement belongs to, asked at its
+    /// first step: a statement left before its end and reset later, in other work, keeps the context of the work
+    /// that ran it.
     public let context: (any Sendable)?
 
     /// The values of ``operation`` other than `OTHER`.

@@ -49,6 +49,30 @@ struct DatabaseObserverAsyncTests {
         #expect((18...33).contains(transactions.count), "\(transactions.count) transactions")
     }
 
+    @Test("a cursor one request leaves after a row is reported under that request's context, not under the next one's that resets it")
+    func abandonedCursor() async throws {
+        let folder = try TemporaryDirectory()
+        let recorder = Recorder()
+        let pool = try DatabasePool(path: folder.file("c.db"), key: try Key.rawKey(hex: Array(randomKeyHex().utf8)),
+                                    configuration: .init(readerCount: 1, database: .init(observer: recorder)))
+        try await pool.write { db in try db.execute("CREATE TABLE t(x); INSERT INTO t VALUES (1), (2), (3)") }
+        recorder.reset()
+        let sql = "SELECT x FROM t ORDER BY x"
+        // The pool's one reader: the second request gets the same connection and the same cached statement.
+        try await TestContext.$request.withValue("left-after-one-row") {
+            let first = try await pool.read { db in try db.cachedStatement(sql).step() }
+            #expect(first)
+        }
+        try await TestContext.$request.withValue("read-to-the-end") {
+            let rows = try await pool.read { db in try db.cachedStatement(sql).rows().all() }
+            #expect(rows.count == 3)
+        }
+        pool.close()
+        let events = recorder.statements.filter { $0.sql == sql }
+        #expect(events.map(\.rows) == [1, 3])
+        #expect(events.map { $0.context as? String } == ["left-after-one-row", "read-to-the-end"])
+    }
+
     /// A synchronous write of the pool (from an async test, where the async overload would be chosen).
     static func blockingWrite(_ pool: DatabasePool) throws {
         try pool.write { db in try db.execute("INSERT INTO t VALUES (-1)") }

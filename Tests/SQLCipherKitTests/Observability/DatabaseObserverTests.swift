@@ -54,6 +54,24 @@ struct DatabaseObserverTests {
         #expect(zip(events, events.dropFirst()).allSatisfy { $0.startTime <= $1.startTime })
     }
 
+    @Test("a statement left after a row is reported under the context that ran it, not the one that resets it")
+    func unfinishedStatementsContext() throws {
+        let folder = try TemporaryDirectory()
+        let recorder = Recorder()
+        let db = try Database(path: folder.file("u.db"), key: try Key.rawKey(hex: Array(randomKeyHex().utf8)),
+                              configuration: .init(observer: recorder))
+        try db.execute("CREATE TABLE t(x); INSERT INTO t VALUES (1), (2)")
+        recorder.reset()
+        let sql = "SELECT x FROM t ORDER BY x"
+        let stepped = try TestContext.$request.withValue("left") { try db.cachedStatement(sql).step() }
+        // The same cached statement: its reset ends the first run, in the second one's work.
+        let all = try TestContext.$request.withValue("next") { try db.cachedStatement(sql).rows().all() }
+        #expect(stepped && all.count == 2)
+        let events = recorder.statements.filter { $0.sql == sql }
+        #expect(events.map(\.rows) == [1, 2])
+        #expect(events.map { $0.context as? String } == ["left", "next"])
+    }
+
     @Test("SQLite's schema reads (rows, no end of their own) leave nothing behind: a later statement counts its own rows")
     func schemaReads() throws {
         let folder = try TemporaryDirectory()
