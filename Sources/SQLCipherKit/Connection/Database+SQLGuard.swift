@@ -67,20 +67,31 @@ extension Database {
         return try body()
     }
 
-    /// Runs caller-provided code (a progress closure) from inside a library operation: every SQL it runs on this
-    /// connection meets the whole guard, and the engine's attachments stay closed, wherever it is called from.
-    /// Called from inside one of this connection's steps (a progress handler), it may run no SQL on it at all
-    /// (``requireNotInsideStep()``): SQLite forbids it, and the step may have the engine's defenses down.
+    /// Runs caller-provided code (a progress closure, an observer) from inside a library operation: every SQL it runs
+    /// on this connection meets the whole guard, and what the operation opened for its own SQL is closed while it
+    /// runs (the engine's attachments, the library's control of the transaction, the export permit), wherever it is
+    /// called from. Called from inside one of this connection's steps (a progress handler), it may run no SQL on it
+    /// at all (``requireNotInsideStep()``): SQLite forbids it, and the step may have the engine's defenses down.
     func callingUserCode<Result>(_ body: () throws -> Result) rethrows -> Result {
         let insideStep = sqlGuard.steppingDepth > 0
         sqlGuard.userCodeDepth += 1
         if insideStep { userCodeInsideStep += 1 }
         let reopen = sqlGuard.attachmentOpen
         if reopen { sqlGuard.closeAttachments() }
+        // Found by a reviewer: an observer called while the library begins or commits (its statements' events)
+        // could otherwise COMMIT or ROLLBACK the library's transaction from SQL text.
+        let controlled = sqlGuard.controlsTransaction
+        if controlled { sqlGuard.controlsTransaction = false }
+        // The permit as the engine holds it now: its gate takes it when the export starts, and it is not given back.
+        let permitted = sqlGuard.exportPermitted
+            && handle.map { sqlite3_get_clientdata($0, Database.exportPermit) != nil } == true
+        if permitted { setExportPermit(false) }
         defer {
             sqlGuard.userCodeDepth -= 1
             if insideStep { userCodeInsideStep -= 1 }
             if reopen { sqlGuard.openAttachment() }
+            if controlled { sqlGuard.controlsTransaction = true }
+            if permitted { setExportPermit(true) }
         }
         return try body()
     }
@@ -96,10 +107,21 @@ extension Database {
     /// Permits `sqlcipher_export()` one call on this connection while `body` runs (the engine's gate takes the
     /// permit on entry, so a nested call is refused); withdrawn afterwards if unused.
     func withExportPermit<Result>(_ body: () throws(SQLCipherError) -> Result) throws(SQLCipherError) -> Result {
-        let db = try requireOpenHandle()
-        sqlite3_set_clientdata(db, Database.exportPermit, UnsafeMutableRawPointer(bitPattern: 1), nil)
-        defer { sqlite3_set_clientdata(db, Database.exportPermit, nil, nil) }
+        _ = try requireOpenHandle()
+        sqlGuard.exportPermitted = true
+        setExportPermit(true)
+        defer {
+            setExportPermit(false)
+            sqlGuard.exportPermitted = false
+        }
         return try body()
+    }
+
+    /// Grants or withdraws the engine's export permit (withdrawn too while user code runs: ``callingUserCode(_:)``).
+    private func setExportPermit(_ granted: Bool) {
+        guard let handle else { return }
+        sqlite3_set_clientdata(handle, Database.exportPermit, granted ? UnsafeMutableRawPointer(bitPattern: 1) : nil,
+                               nil)
     }
 
     /// The client-data name the engine's export gate reads (BuildSupport/engine/local-changes/sqlcipher-export-gate.change).

@@ -41,6 +41,8 @@ import CSQLCipher
     var encryptedSchemas: Set<String>
     /// True while the library itself has opened the engine for one attachment (``Database/withAttachmentOpen(_:)``).
     var attachmentOpen = false
+    /// True inside ``Database/withExportPermit(_:)`` (the engine's gate may have taken the permit since).
+    var exportPermitted = false
     /// True when the guard raised the engine's attachment limit for `VACUUM`'s own `ATTACH`: lowered again by the
     /// first authorizer call after that `VACUUM` (no `ATTACH` compiles without one).
     var raisedForVacuum = false

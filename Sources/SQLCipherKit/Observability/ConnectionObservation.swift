@@ -27,10 +27,11 @@ final class ConnectionObservation {
         let wall: UInt64
         let monotonic: UInt64
         let totalChanges: Int64
-        /// Nil when not read at the start (``stepStarting(_:first:)``): then read at the end.
+        /// Nil when not read at the start (``startingContext(_:first:)``): then read at the end.
         let context: Context?
     }
-    private struct Context {
+    /// What ``context`` gave when a statement started.
+    struct Context {
         let value: (any Sendable)?
     }
     private var rows: [OpaquePointer: Int] = [:]
@@ -94,17 +95,25 @@ final class ConnectionObservation {
 
     // MARK: Statements
 
-    /// The checked step is about to step `statement`; `first`: its first step since it was prepared or reset. (A
-    /// statement stepped again after its end, without a reset, starts over in SQLite: its end removed its start.)
-    func stepStarting(_ statement: OpaquePointer, first: Bool) {
+    /// The context a step of `statement` would start it with (`first`: its first step since it was prepared or
+    /// reset), asked of the observer before the checked step's checks, which then see whatever the observer did (it
+    /// must not use the connection; if it closes it, the step throws). Nil when the step starts nothing, and while the
+    /// library's own ATTACH is open: the observer runs as the caller's code, which closes the engine's attachment
+    /// for its duration, and changing the engine's flags expires the statement about to run (the library's ATTACH
+    /// would compile again past its trusted window). The library's statements run to their end inside its
+    /// operation, so the context at their end is their caller's.
+    func startingContext(_ statement: OpaquePointer, first: Bool) -> Context? {
+        guard first || starts[statement] == nil, database?.sqlGuard.attachmentOpen != true else { return nil }
+        return Context(value: context)
+    }
+
+    /// The checked step is about to step `statement`, with nothing of the caller's to run before it; `first`: its
+    /// first step since it was prepared or reset. (A statement stepped again after its end, without a reset, starts
+    /// over in SQLite: its end removed its start.) `context`: ``startingContext(_:first:)``'s, or nil to read the
+    /// context at the statement's end.
+    func stepStarting(_ statement: OpaquePointer, first: Bool, context: Context?) {
         stepping = statement
         if first || starts[statement] == nil {
-            // Asked before the clocks are read: the observer's own time is not the statement's. Not while the
-            // library's own ATTACH is open: the observer runs as the caller's code, which closes the engine's
-            // attachment for its duration, and changing the engine's flags expires the statement about to run (the
-            // library's ATTACH would compile again past its trusted window). The library's statements run to their
-            // end inside its operation, so the context at their end is their caller's.
-            let context = database?.sqlGuard.attachmentOpen == true ? nil : Context(value: self.context)
             starts[statement] = Start(wall: ObservationClock.now(), monotonic: ObservationClock.monotonic(),
                                       totalChanges: sqlite3_total_changes64(sqlite3_db_handle(statement)),
                                       context: context)

@@ -34,8 +34,9 @@ public protocol DatabaseObserver: Sendable {
     ///
     /// An `async` call of a pool or a queue calls this on the caller's task, before its work moves to one of the
     /// pool's threads, and every event of that work carries the value (``StatementEvent/context``). Synchronous work
-    /// calls it on its own thread: for a statement at its first step, for other events when they happen. Default:
-    /// nil.
+    /// calls it on its own thread: for a statement just before its first step (the library's own `ATTACH`: at its
+    /// end), for other events when they happen. It must not use the connection either: SQL it runs there meets the
+    /// whole guard, and a connection it closes fails the step. Default: nil.
     func currentContext() -> (any Sendable)?
 
     /// A statement finished: it ran to its end, failed, or was reset before its end.

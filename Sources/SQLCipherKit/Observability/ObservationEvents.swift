@@ -35,8 +35,8 @@ public struct StatementEvent: Sendable {
     /// the error's code when it failed.
     public let resultCode: Int32
     /// What ``DatabaseObserver/currentContext()`` returned for the work this statement belongs to, asked at its
-    /// first step: a statement left before its end and reset later, in other work, keeps the context of the work
-    /// that ran it.
+    /// first step (the library's own `ATTACH`: at its end): a statement left before its end and reset later, in
+    /// other work, keeps the context of the work that ran it, and its duration runs until that reset.
     public let context: (any Sendable)?
 
     /// The values of ``operation`` other than `OTHER`.

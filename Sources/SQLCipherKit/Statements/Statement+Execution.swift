@@ -107,11 +107,16 @@ extension Statement {
     /// ``step()`` when the connection is closed, a task may have been cancelled, or the connection is observed.
     @usableFromInline
     func checkedStep() throws(SQLCipherError) -> Bool {
+        // Before `database` is touched: a cached statement held after its connection was released is detached.
+        try requireOpen()
+        // The observer's context before the other checks (the caller's code, which must not use the connection): they
+        // then see the connection as it left it, closed included.
+        let observation = database.observation
+        let context = observation?.startingContext(handle, first: !isStepped)
         try requireOpen()
         try database.requireNotInsideStep()
         try database.checkCancellation()
-        let observation = database.observation
-        observation?.stepStarting(handle, first: !isStepped)
+        observation?.stepStarting(handle, first: !isStepped, context: context)
         isStepped = true
         // SQL that SQLite compiles during the step is its own (see SQLGuard.steppingDepth).
         database.sqlGuard.steppingDepth += 1

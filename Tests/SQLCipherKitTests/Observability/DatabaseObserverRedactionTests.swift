@@ -173,6 +173,41 @@ struct DatabaseObserverRedactionTests {
         #expect(try Database(path: folder.file("spy.db"), key: .passphrase("spy-passphrase"))
                     .scalar(Int.self, "SELECT count(*) FROM t") == 0)
     }
+
+    @Test("an observer that uses its connection when the library begins or commits, or when asked for a context (found by a reviewer): its ROLLBACK is refused, a failed statement is still reported failed, and a connection it closes fails the step")
+    func observerUsingTheConnection() throws {
+        let folder = try TemporaryDirectory()
+        let spy = SQLRunningObserver()
+        let db = try Database(path: folder.file("use.db"), key: .passphrase("use-passphrase"),
+                              configuration: .init(observer: spy))
+        spy.database = db
+        defer { spy.database = nil }
+        try db.execute("CREATE TABLE t(x UNIQUE); INSERT INTO t VALUES (0)")
+        // At the event of the library's SAVEPOINT inside its transaction, while it controls the transaction: the
+        // spy's ROLLBACK is refused (it would end the transaction under the library), and the transaction commits.
+        spy.arm(on: "SAVEPOINT", running: ["ROLLBACK"])
+        try db.transaction {
+            try db.execute("INSERT INTO t VALUES (1)")
+            try db.savepoint { try db.execute("INSERT INTO t VALUES (2)") }
+        }
+        let atSavepoint = spy.takeErrors()
+        #expect(atSavepoint.count == 1 && atSavepoint.first!?.kind == .misuse,
+                "the spy's ROLLBACK was not refused: \(atSavepoint)")
+        #expect(try db.scalar(Int.self, "SELECT count(*) FROM t") == 3)
+        // SQL the spy runs when asked for a context, as a failing statement starts: the statement is still reported
+        // failed, with its own result.
+        spy.armContext(running: ["SELECT 1"])
+        #expect(thrownError { try db.execute("INSERT INTO t VALUES (0)") }?.kind == .constraint)
+        let duplicate = spy.statements.last { $0.sql == "INSERT INTO t VALUES (0)" }
+        #expect(duplicate?.resultCode == 2067 /* SQLITE_CONSTRAINT_UNIQUE */, "\(String(describing: duplicate))")
+        #expect(spy.takeErrors() == [nil])
+        // The spy closes the connection when asked for a context: the step is not run on it.
+        spy.armContext(closing: true)
+        #expect(thrownError { try db.execute("INSERT INTO t VALUES (4)") }?.kind == .misuse)
+        #expect(db.isClosed)
+        #expect(try Database(path: folder.file("use.db"), key: .passphrase("use-passphrase"))
+                    .scalar(Int.self, "SELECT count(*) FROM t") == 3)
+    }
 }
 
 /// An observer that breaks its contract: it runs SQL on its own connection when a statement's event arrives.
@@ -181,13 +216,13 @@ final class SQLRunningObserver: DatabaseObserver, @unchecked Sendable {
     static let secret = "SPY_SECRET_7f3a"
     var database: Database?
     private var trigger: String?
-    private var statements: [String] = []
+    private var armedStatements: [String] = []
     private var errors: [SQLCipherError?] = []
 
     /// Runs `statements` once, at the next event of a statement beginning with `prefix`.
     func arm(on prefix: String, running statements: [String]) {
         trigger = prefix
-        self.statements = statements
+        armedStatements = statements
     }
 
     /// The errors the statements ran into (nil: it ran), and forgets them.
@@ -196,10 +231,34 @@ final class SQLRunningObserver: DatabaseObserver, @unchecked Sendable {
         return errors
     }
 
+    /// Runs `statements` (or closes the connection) the next time it is asked for a context.
+    func armContext(running statements: [String] = [], closing: Bool = false) {
+        contextStatements = statements
+        closesOnContext = closing
+    }
+
+    /// Every statement event.
+    private(set) var statements: [StatementEvent] = []
+    private var contextStatements: [String] = []
+    private var closesOnContext = false
+
+    func currentContext() -> (any Sendable)? {
+        guard let database else { return nil }
+        let armed = contextStatements
+        contextStatements = []
+        for statement in armed { errors.append(thrownError { try database.execute(statement) }) }
+        if closesOnContext {
+            closesOnContext = false
+            database.close()
+        }
+        return nil
+    }
+
     func statementFinished(_ event: StatementEvent) {
+        statements.append(event)
         guard let trigger, event.sql.hasPrefix(trigger), let database else { return }
         self.trigger = nil
-        for statement in statements {
+        for statement in armedStatements {
             errors.append(thrownError { try database.execute(statement) })
         }
     }

@@ -35,8 +35,6 @@ final class Instruments: Sendable {
         var timers: [Key: Metrics.Timer] = [:]
         var gauges: [Key: Gauge] = [:]
         var counters: [Key: Counter] = [:]
-        /// The number of the figure each pool gauge shows (``recordInOrder(_:_:sequence:_:)``).
-        var shown: [Key: UInt64] = [:]
     }
 
     private let made = Mutex(Made())
@@ -61,22 +59,38 @@ final class Instruments: Sendable {
         }
     }
 
-    /// Sets `db.client.connection.count` for `role` and `state` to `value`, unless a figure read after it (a larger
-    /// `sequence`) is set already.
-    func recordConnectionCount(_ value: Int, role: PoolReleaseEvent.Role, state: String, namespace: String,
-                               sequence: UInt64) {
-        recordInOrder(Key(kind: .connectionCount, namespace: namespace, first: role.rawValue, second: state), value,
-                      sequence: sequence) {
-            ("db.client.connection.count", [Self.system, ("db.client.connection.pool.name", namespace),
-                                            ("db.client.connection.state", state),
-                                            ("sqlcipherkit.connection.role", role.rawValue)])
+    /// Sets `db.client.connection.count` for `role` to `used` (state `used`) and `idle` (state `idle`), unless
+    /// figures read after them (a larger `sequence`) are set already: both under one hold of the lock.
+    func recordConnectionCounts(used: Int, idle: Int, role: PoolReleaseEvent.Role, namespace: String,
+                                sequence: UInt64) {
+        ordered.withLock { ordered in
+            ordered.record(Key(kind: .connectionCount, namespace: namespace, first: role.rawValue, second: "used"),
+                           used, sequence: sequence, factory: factory) {
+                Self.connectionCount(role: role, state: "used", namespace: namespace)
+            }
+            ordered.record(Key(kind: .connectionCount, namespace: namespace, first: role.rawValue, second: "idle"),
+                           idle, sequence: sequence, factory: factory) {
+                Self.connectionCount(role: role, state: "idle", namespace: namespace)
+            }
         }
+    }
+
+    /// `db.client.connection.count`'s label and dimensions for `role` and `state`.
+    private static func connectionCount(role: PoolReleaseEvent.Role, state: String, namespace: String)
+        -> (String, [(String, String)]) {
+        ("db.client.connection.count", [system, ("db.client.connection.pool.name", namespace),
+                                        ("db.client.connection.state", state),
+                                        ("sqlcipherkit.connection.role", role.rawValue)])
     }
 
     /// Sets `db.client.connection.pending_requests` to `value`, unless a figure read after it is set already.
     func recordPendingRequests(_ value: Int, namespace: String, sequence: UInt64) {
-        recordInOrder(Key(kind: .pendingRequests, namespace: namespace), value, sequence: sequence) {
-            ("db.client.connection.pending_requests", [Self.system, ("db.client.connection.pool.name", namespace)])
+        ordered.withLock { ordered in
+            ordered.record(Key(kind: .pendingRequests, namespace: namespace), value, sequence: sequence,
+                           factory: factory) {
+                ("db.client.connection.pending_requests",
+                 [Self.system, ("db.client.connection.pool.name", namespace)])
+            }
         }
     }
 
@@ -144,26 +158,33 @@ final class Instruments: Sendable {
         }
     }
 
-    /// Sets the gauge `key` names to `value` when `sequence` is larger than the one of the figure it shows: a pool
-    /// reads its figures under its locks, but reports them after, from several threads, so an older figure can
-    /// arrive last (a reader's release overtaken by the next acquire), and would stay until the next event. The check
-    /// and the set share the lock, so the last set is the newest figure.
-    private func recordInOrder(_ key: Key, _ value: Int, sequence: UInt64,
-                               _ labels: () -> (String, [(String, String)])) {
-        made.withLock { made in
-            if let shown = made.shown[key], shown >= sequence { return }
-            made.shown[key] = sequence
+    /// The pool's gauges, set in the order their figures were read: a pool reads its figures under its locks, but
+    /// reports them after, from several threads, so an older figure can arrive last (a reader's release overtaken
+    /// by the next acquire), and would stay until the next event. The check and the set share the lock (its own,
+    /// apart from the statements' lookups in `made`), so the last set is the newest figure.
+    private struct Ordered {
+        var gauges: [Key: Gauge] = [:]
+        /// The number of the figure each gauge shows.
+        var shown: [Key: UInt64] = [:]
+
+        /// Sets the gauge `key` names to `value` when `sequence` is larger than the one of the figure it shows.
+        mutating func record(_ key: Key, _ value: Int, sequence: UInt64, factory: any MetricsFactory,
+                             _ labels: () -> (String, [(String, String)])) {
+            if let shown = shown[key], shown >= sequence { return }
+            shown[key] = sequence
             let gauge: Gauge
-            if let existing = made.gauges[key] {
+            if let existing = gauges[key] {
                 gauge = existing
             } else {
                 let (label, dimensions) = labels()
                 gauge = Gauge(label: label, dimensions: dimensions, factory: factory)
-                made.gauges[key] = gauge
+                gauges[key] = gauge
             }
             gauge.record(value)
         }
     }
+
+    private let ordered = Mutex(Ordered())
 
     private func counter(_ key: Key, _ labels: () -> (String, [(String, String)])) -> Counter {
         made.withLock { made in

@@ -101,8 +101,12 @@ public struct ServerObserver: DatabaseObserver {
     /// `db.namespace` for a database at `path`.
     func namespace(for path: String) -> String {
         if let namespace = configuration.namespace { return namespace }
-        guard let slash = path.lastIndex(of: "/") else { return path }
-        return String(path[path.index(after: slash)...])
+        // By UTF-8 bytes: every event asks, and a search by characters (grapheme breaking) took a sixth of the
+        // observer's samples in a profile of the load benchmark's server with metrics only. A name up to 15 bytes
+        // is stored in the string itself, without an allocation.
+        let bytes = path.utf8
+        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return path }
+        return String(Substring(bytes[bytes.index(after: slash)...]))
     }
 
     public func statementFinished(_ event: StatementEvent) {
@@ -178,10 +182,8 @@ public struct ServerObserver: DatabaseObserver {
 
     private func recordConnections(role: PoolReleaseEvent.Role, inUse: Int, capacity: Int, sequence: UInt64,
                                    namespace: String) {
-        guard let instruments else { return }
-        instruments.recordConnectionCount(inUse, role: role, state: "used", namespace: namespace, sequence: sequence)
-        instruments.recordConnectionCount(capacity - inUse, role: role, state: "idle", namespace: namespace,
-                                          sequence: sequence)
+        instruments?.recordConnectionCounts(used: inUse, idle: capacity - inUse, role: role, namespace: namespace,
+                                            sequence: sequence)
     }
 }
 

@@ -124,20 +124,24 @@ struct ServerObserverTests {
     func poolGaugesKeepTheNewestFigure() {
         let metrics = TestMetrics()
         let instruments = Instruments(factory: metrics)
-        func last(_ label: String) -> Int? {
-            MetricValues(metrics).all(label).first?.values.last.map { Int($0) }
+        func last(_ label: String, state: String? = nil) -> Int? {
+            MetricValues(metrics).all(label).first { $0.dimensions["db.client.connection.state"] == state }?
+                .values.last.map { Int($0) }
         }
-        // A reader given back (0 in use, read 5th) reported before the acquire read 4th (1 in use).
-        instruments.recordConnectionCount(0, role: .reader, state: "used", namespace: "n", sequence: 5)
-        instruments.recordConnectionCount(1, role: .reader, state: "used", namespace: "n", sequence: 4)
-        #expect(last("db.client.connection.count") == 0)
+        // A reader given back (0 in use, read 5th) reported before the acquire read 4th (1 in use), of 2.
+        instruments.recordConnectionCounts(used: 0, idle: 2, role: .reader, namespace: "n", sequence: 5)
+        instruments.recordConnectionCounts(used: 1, idle: 1, role: .reader, namespace: "n", sequence: 4)
+        #expect(last("db.client.connection.count", state: "used") == 0)
+        #expect(last("db.client.connection.count", state: "idle") == 2)
         instruments.recordPendingRequests(0, namespace: "n", sequence: 7)
         instruments.recordPendingRequests(3, namespace: "n", sequence: 6)
         #expect(last("db.client.connection.pending_requests") == 0)
         // Control: newer figures are shown.
-        instruments.recordConnectionCount(2, role: .reader, state: "used", namespace: "n", sequence: 8)
+        instruments.recordConnectionCounts(used: 2, idle: 0, role: .reader, namespace: "n", sequence: 8)
         instruments.recordPendingRequests(4, namespace: "n", sequence: 9)
-        #expect(last("db.client.connection.count") == 2 && last("db.client.connection.pending_requests") == 4)
+        #expect(last("db.client.connection.count", state: "used") == 2
+                    && last("db.client.connection.count", state: "idle") == 0
+                    && last("db.client.connection.pending_requests") == 4)
     }
 
     @Test("pending_requests counts the writes waiting behind a held writer while it is held, and 0 once they ran: one write or three, with group commit on or off",
