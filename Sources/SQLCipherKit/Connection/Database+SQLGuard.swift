@@ -81,7 +81,10 @@ extension Database {
         // Found by a reviewer: an observer called while the library begins or commits (its statements' events)
         // could otherwise COMMIT or ROLLBACK the library's transaction from SQL text.
         let controlled = sqlGuard.controlsTransaction
-        if controlled { sqlGuard.controlsTransaction = false }
+        if controlled {
+            sqlGuard.controlsTransaction = false
+            sqlGuard.userCodeInTransactionControl += 1
+        }
         // The permit as the engine holds it now: its gate takes it when the export starts, and it is not given back.
         let permitted = sqlGuard.exportPermitted
             && handle.map { sqlite3_get_clientdata($0, Database.exportPermit) != nil } == true
@@ -90,7 +93,10 @@ extension Database {
             sqlGuard.userCodeDepth -= 1
             if insideStep { userCodeInsideStep -= 1 }
             if reopen { sqlGuard.openAttachment() }
-            if controlled { sqlGuard.controlsTransaction = true }
+            if controlled {
+                sqlGuard.controlsTransaction = true
+                sqlGuard.userCodeInTransactionControl -= 1
+            }
             if permitted { setExportPermit(true) }
         }
         return try body()
@@ -108,11 +114,12 @@ extension Database {
     /// permit on entry, so a nested call is refused); withdrawn afterwards if unused.
     func withExportPermit<Result>(_ body: () throws(SQLCipherError) -> Result) throws(SQLCipherError) -> Result {
         _ = try requireOpenHandle()
+        let outer = sqlGuard.exportPermitted
         sqlGuard.exportPermitted = true
         setExportPermit(true)
         defer {
             setExportPermit(false)
-            sqlGuard.exportPermitted = false
+            sqlGuard.exportPermitted = outer
         }
         return try body()
     }

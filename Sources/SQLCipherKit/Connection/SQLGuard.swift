@@ -43,6 +43,14 @@ import CSQLCipher
     var attachmentOpen = false
     /// True inside ``Database/withExportPermit(_:)`` (the engine's gate may have taken the permit since).
     var exportPermitted = false
+    /// How deep user code runs (``Database/callingUserCode(_:)``) that the library called while it began, committed or
+    /// rolled back a transaction or savepoint (an observer's event of that statement): there SQL text may not
+    /// control transactions at all, as its scope is not yet (or no longer) what the savepoint rules read.
+    var userCodeInTransactionControl = 0
+    /// The schemas the library attaches for its own operations, which SQL that user code runs from inside them
+    /// (an observer, a progress closure) may not use: the export's target is attached without a key until the
+    /// library keys it, and its content is the library's copy.
+    static let librarySchemas: Set<String> = ["sqlcipherkit_export"]
     /// True when the guard raised the engine's attachment limit for `VACUUM`'s own `ATTACH`: lowered again by the
     /// first authorizer call after that `VACUUM` (no `ATTACH` compiles without one).
     var raisedForVacuum = false
@@ -241,6 +249,9 @@ import CSQLCipher
     /// arguments (for a pragma: its name and value; for a function: its name; for ATTACH: the file name when
     /// it is a literal), `schema` its database argument.
     func refusal(action: Int32, first: String?, second: String?, schema: String?) -> String? {
+        if userCodeDepth > 0, let explanation = userCodeRefusal(action: action, first: first, schema: schema) {
+            return explanation
+        }
         switch action {
         case SQLITE_PRAGMA:
             guard let first else { return nil }
@@ -301,6 +312,23 @@ import CSQLCipher
         default:
             return nil
         }
+    }
+
+    /// Why SQL that user code runs from inside a library operation may not do `action`, beyond what SQL text may
+    /// not do anywhere, or nil (found by an attacker: an observer's event of the export's `ATTACH` could write the
+    /// not yet keyed target in plaintext, and one of the library's `SAVEPOINT` could release it with a savepoint
+    /// of the caller's).
+    private func userCodeRefusal(action: Int32, first: String?, schema: String?) -> String? {
+        let named = action == SQLITE_DETACH ? first : schema
+        if let named, Self.librarySchemas.contains(named.asciiLowercased) {
+            return "\(named) is SQLCipherKit's own schema, attached for the operation that runs now: code it calls "
+                + "(an observer, a progress closure) may not use it"
+        }
+        if userCodeInTransactionControl > 0, action == SQLITE_TRANSACTION || action == SQLITE_SAVEPOINT {
+            return "transaction and savepoint SQL is refused in code SQLCipherKit calls while it begins, commits or "
+                + "rolls back a transaction or savepoint (an observer's event of that statement)"
+        }
+        return nil
     }
 
     /// Why SQL text may not run `operation` (`BEGIN`, `RELEASE` or `ROLLBACK`, as the authorizer names

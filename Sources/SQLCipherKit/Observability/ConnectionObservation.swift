@@ -104,8 +104,16 @@ final class ConnectionObservation {
     /// operation, so the context at their end is their caller's.
     func startingContext(_ statement: OpaquePointer, first: Bool) -> Context? {
         guard first || starts[statement] == nil, database?.sqlGuard.attachmentOpen != true else { return nil }
+        // SQL the observer runs while it is asked (which it must not) starts without a context: asking again would
+        // run it again, without end (found by an attacker).
+        if askingContext { return Context(value: nil) }
+        askingContext = true
+        defer { askingContext = false }
         return Context(value: context)
     }
+
+    /// True while ``startingContext(_:first:)`` asks the observer.
+    private var askingContext = false
 
     /// The checked step is about to step `statement`, with nothing of the caller's to run before it; `first`: its
     /// first step since it was prepared or reset. (A statement stepped again after its end, without a reset, starts

@@ -208,6 +208,55 @@ struct DatabaseObserverRedactionTests {
         #expect(try Database(path: folder.file("use.db"), key: .passphrase("use-passphrase"))
                     .scalar(Int.self, "SELECT count(*) FROM t") == 3)
     }
+
+    @Test("an observer's SQL inside the library's operations (found by an attacker): the export's target, attached unkeyed until the library keys it, is out of its reach; a caller's savepoint cannot release the library's; SQL it runs whenever asked for a context does not ask again")
+    func observerInsideTheLibrarysOperations() throws {
+        let folder = try TemporaryDirectory()
+        let spy = SQLRunningObserver()
+        let db = try Database(path: folder.file("in.db"), key: .passphrase("in-passphrase"),
+                              configuration: .init(observer: spy))
+        spy.database = db
+        defer { spy.database = nil }
+        let marker = "plaintext-marker-\(UUID().uuidString)"
+        try db.execute("CREATE TABLE t(x)")
+        try db.execute("INSERT INTO t VALUES (?)", [marker])
+        // At the event of the export's ATTACH, before the library keys the target: a copy into it would be plaintext.
+        spy.arm(on: "ATTACH", running: ["CREATE TABLE sqlcipherkit_export.leak AS SELECT * FROM main.t"])
+        let exportKey = try Key.rawKey(hex: Array(randomKeyHex().utf8))
+        try db.export(to: folder.file("export.db"), key: exportKey)
+        let atAttach = spy.takeErrors()
+        #expect(atAttach.count == 1 && atAttach.first!?.kind == .misuse, "the spy's copy was not refused: \(atAttach)")
+        let exported = try Data(contentsOf: URL(fileURLWithPath: folder.file("export.db")))
+        #expect(exported.range(of: Data(marker.utf8)) == nil, "the marker is in the export's file in plaintext")
+        #expect(try Database(path: folder.file("export.db"), key: exportKey)
+                    .scalar(Int.self, "SELECT count(*) FROM sqlite_schema WHERE name = 'leak'") == 0)
+        // At the event of the library's SAVEPOINT, before its scope opens: the caller's savepoint `u` would release
+        // it, and the insert it should roll back would be committed.
+        struct Planned: Error {}
+        spy.arm(on: "SAVEPOINT \"sqlcipherkit_savepoint_", running: ["RELEASE u"])
+        try db.transaction {
+            try db.execute("SAVEPOINT u")
+            _ = try? db.savepoint {
+                try db.execute("INSERT INTO t VALUES ('rolled back')")
+                throw Planned()
+            }
+        }
+        let atSavepoint = spy.takeErrors()
+        #expect(atSavepoint.count == 1 && atSavepoint.first!?.kind == .misuse,
+                "the spy's RELEASE was not refused: \(atSavepoint)")
+        #expect(try db.scalar(Int.self, "SELECT count(*) FROM t") == 1)
+        // SQL the spy runs each time it is asked for a context: asked again for that SQL, it would recurse without
+        // end.
+        spy.armContext(running: ["SELECT 1"], always: true)
+        #expect(try db.scalar(Int.self, "SELECT count(*) FROM t") == 1)
+        try db.execute("INSERT INTO t VALUES (2)")
+        spy.armContext()
+        let asked = spy.takeErrors()
+        // Once before each statement (run: nil); asked inside a step (the commit's write-ahead-log event), its SQL
+        // is refused.
+        #expect(asked.filter { $0 == nil }.count == 2 && asked.allSatisfy { $0 == nil || $0?.kind == .misuse },
+                "\(asked)")
+    }
 }
 
 /// An observer that breaks its contract: it runs SQL on its own connection when a statement's event arrives.
@@ -232,20 +281,23 @@ final class SQLRunningObserver: DatabaseObserver, @unchecked Sendable {
     }
 
     /// Runs `statements` (or closes the connection) the next time it is asked for a context.
-    func armContext(running statements: [String] = [], closing: Bool = false) {
+    /// `always`: each time, until armed again.
+    func armContext(running statements: [String] = [], closing: Bool = false, always: Bool = false) {
         contextStatements = statements
         closesOnContext = closing
+        contextAlways = always
     }
 
     /// Every statement event.
     private(set) var statements: [StatementEvent] = []
     private var contextStatements: [String] = []
     private var closesOnContext = false
+    private var contextAlways = false
 
     func currentContext() -> (any Sendable)? {
         guard let database else { return nil }
         let armed = contextStatements
-        contextStatements = []
+        if !contextAlways { contextStatements = [] }
         for statement in armed { errors.append(thrownError { try database.execute(statement) }) }
         if closesOnContext {
             closesOnContext = false
