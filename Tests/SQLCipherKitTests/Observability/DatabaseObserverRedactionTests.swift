@@ -149,11 +149,7 @@ struct DatabaseObserverRedactionTests {
     @Test("an observer that runs SQL on its own connection (which it must not) during the library's ATTACH meets the whole guard: a key pragma is refused and changes nothing, a failure naming a key keeps no text; control: its failure outside, without a key word, keeps its text")
     func observerSQLMeetsTheGuard() throws {
         let folder = try TemporaryDirectory()
-        let spy = SQLRunningObserver()
-        let db = try Database(path: folder.file("spy.db"), key: .passphrase("spy-passphrase"),
-                              configuration: .init(observer: spy))
-        spy.database = db
-        defer { spy.database = nil }
+        let (spy, db) = try SQLRunningObserver.observing(folder.file("spy.db"), passphrase: "spy-passphrase")
         try db.execute("CREATE TABLE t(x)")
         // Inside the library's ATTACH (its own SQL, past the guard), when the ATTACH statement's event arrives.
         spy.arm(on: "ATTACH", running: ["PRAGMA rekey = '\(SQLRunningObserver.secret)'",
@@ -177,11 +173,7 @@ struct DatabaseObserverRedactionTests {
     @Test("an observer that uses its connection when the library begins or commits, or when asked for a context (found by a reviewer): its ROLLBACK is refused, a failed statement is still reported failed, and a connection it closes fails the step")
     func observerUsingTheConnection() throws {
         let folder = try TemporaryDirectory()
-        let spy = SQLRunningObserver()
-        let db = try Database(path: folder.file("use.db"), key: .passphrase("use-passphrase"),
-                              configuration: .init(observer: spy))
-        spy.database = db
-        defer { spy.database = nil }
+        let (spy, db) = try SQLRunningObserver.observing(folder.file("use.db"), passphrase: "use-passphrase")
         try db.execute("CREATE TABLE t(x UNIQUE); INSERT INTO t VALUES (0)")
         // At the event of the library's SAVEPOINT inside its transaction, while it controls the transaction: the
         // spy's ROLLBACK is refused (it would end the transaction under the library), and the transaction commits.
@@ -212,11 +204,7 @@ struct DatabaseObserverRedactionTests {
     @Test("an observer's SQL inside the library's operations (found by an attacker): the export's target, attached unkeyed until the library keys it, is out of its reach; a caller's savepoint cannot release the library's; SQL it runs whenever asked for a context does not ask again")
     func observerInsideTheLibrarysOperations() throws {
         let folder = try TemporaryDirectory()
-        let spy = SQLRunningObserver()
-        let db = try Database(path: folder.file("in.db"), key: .passphrase("in-passphrase"),
-                              configuration: .init(observer: spy))
-        spy.database = db
-        defer { spy.database = nil }
+        let (spy, db) = try SQLRunningObserver.observing(folder.file("in.db"), passphrase: "in-passphrase")
         let marker = "plaintext-marker-\(UUID().uuidString)"
         try db.execute("CREATE TABLE t(x)")
         try db.execute("INSERT INTO t VALUES (?)", [marker])
@@ -263,7 +251,16 @@ struct DatabaseObserverRedactionTests {
 final class SQLRunningObserver: DatabaseObserver, @unchecked Sendable {
     /// No "key" in it: only the statements name the key word.
     static let secret = "SPY_SECRET_7f3a"
-    var database: Database?
+    /// The connection it misuses, held weakly (the connection holds its observer).
+    weak var database: Database?
+
+    /// A spy observing a new database at `path` keyed with `passphrase`, and that database.
+    static func observing(_ path: String, passphrase: String) throws -> (SQLRunningObserver, Database) {
+        let spy = SQLRunningObserver()
+        let db = try Database(path: path, key: .passphrase(passphrase), configuration: .init(observer: spy))
+        spy.database = db
+        return (spy, db)
+    }
     private var trigger: String?
     private var armedStatements: [String] = []
     private var errors: [SQLCipherError?] = []
