@@ -58,7 +58,7 @@ extension Database {
     /// Compiles the library's own SQL past the guard (the typed APIs: cipher settings at open, attach, export,
     /// migrate). Trust covers the SQL that `body` itself prepares, nothing else: not SQL compiled while one of its
     /// statements steps (a schema row SQLCipher's export runs, a trigger, SQLite's own nested SQL), and not SQL
-    /// that user code called from `body` prepares (``callingUserCode(_:)``). Never run caller-provided SQL text in
+    /// that user code called from `body` prepares (``callingUserCode(runsNoSQL:_:)``). Never run caller-provided SQL text in
     /// `body`.
     func trusted<Result>(_ body: () throws(SQLCipherError) -> Result) throws(SQLCipherError) -> Result {
         let saved = sqlGuard.trustedFrame
@@ -68,36 +68,21 @@ extension Database {
     }
 
     /// Runs caller-provided code (a progress closure, an observer) from inside a library operation: every SQL it runs
-    /// on this connection meets the whole guard, and what the operation opened for its own SQL is closed while it
-    /// runs (the engine's attachments, the library's control of the transaction, the export permit), wherever it is
-    /// called from. Called from inside one of this connection's steps (a progress handler), it may run no SQL on it
-    /// at all (``requireNotInsideStep()``): SQLite forbids it, and the step may have the engine's defenses down.
-    func callingUserCode<Result>(_ body: () throws -> Result) rethrows -> Result {
-        let insideStep = sqlGuard.steppingDepth > 0
+    /// on this connection meets the whole guard, and the engine's attachments stay closed, wherever it is called
+    /// from. Called from inside one of this connection's steps (a progress handler), or with `runsNoSQL` (an
+    /// observer's event, which the library sends from the middle of its operations: between its `ATTACH` and the
+    /// key it gives the file, between its `SAVEPOINT` and the scope it opens), it may run no SQL on it at all
+    /// (``requireNotInsideStep()``): SQLite forbids it inside a step, and the operation's state is not the caller's.
+    func callingUserCode<Result>(runsNoSQL: Bool = false, _ body: () throws -> Result) rethrows -> Result {
+        let noSQL = runsNoSQL || sqlGuard.steppingDepth > 0
         sqlGuard.userCodeDepth += 1
-        if insideStep { userCodeInsideStep += 1 }
+        if noSQL { userCodeInsideStep += 1 }
         let reopen = sqlGuard.attachmentOpen
         if reopen { sqlGuard.closeAttachments() }
-        // Found by a reviewer: an observer called while the library begins or commits (its statements' events)
-        // could otherwise COMMIT or ROLLBACK the library's transaction from SQL text.
-        let controlled = sqlGuard.controlsTransaction
-        if controlled {
-            sqlGuard.controlsTransaction = false
-            sqlGuard.userCodeInTransactionControl += 1
-        }
-        // The permit as the engine holds it now: its gate takes it when the export starts, and it is not given back.
-        let permitted = sqlGuard.exportPermitted
-            && handle.map { sqlite3_get_clientdata($0, Database.exportPermit) != nil } == true
-        if permitted { setExportPermit(false) }
         defer {
             sqlGuard.userCodeDepth -= 1
-            if insideStep { userCodeInsideStep -= 1 }
+            if noSQL { userCodeInsideStep -= 1 }
             if reopen { sqlGuard.openAttachment() }
-            if controlled {
-                sqlGuard.controlsTransaction = true
-                sqlGuard.userCodeInTransactionControl -= 1
-            }
-            if permitted { setExportPermit(true) }
         }
         return try body()
     }
@@ -113,22 +98,10 @@ extension Database {
     /// Permits `sqlcipher_export()` one call on this connection while `body` runs (the engine's gate takes the
     /// permit on entry, so a nested call is refused); withdrawn afterwards if unused.
     func withExportPermit<Result>(_ body: () throws(SQLCipherError) -> Result) throws(SQLCipherError) -> Result {
-        _ = try requireOpenHandle()
-        let outer = sqlGuard.exportPermitted
-        sqlGuard.exportPermitted = true
-        setExportPermit(true)
-        defer {
-            setExportPermit(false)
-            sqlGuard.exportPermitted = outer
-        }
+        let db = try requireOpenHandle()
+        sqlite3_set_clientdata(db, Database.exportPermit, UnsafeMutableRawPointer(bitPattern: 1), nil)
+        defer { sqlite3_set_clientdata(db, Database.exportPermit, nil, nil) }
         return try body()
-    }
-
-    /// Grants or withdraws the engine's export permit (withdrawn too while user code runs: ``callingUserCode(_:)``).
-    private func setExportPermit(_ granted: Bool) {
-        guard let handle else { return }
-        sqlite3_set_clientdata(handle, Database.exportPermit, granted ? UnsafeMutableRawPointer(bitPattern: 1) : nil,
-                               nil)
     }
 
     /// The client-data name the engine's export gate reads (BuildSupport/engine/local-changes/sqlcipher-export-gate.change).

@@ -55,9 +55,10 @@ public final class Database {
         didSet { updateChecksCancellation() }
     }
 
-    /// Greater than zero while caller code (a progress closure) runs inside one of this connection's steps: SQLite
-    /// forbids touching a connection from inside its own step, and there the engine's defenses may be down (an
-    /// export turns `writable_schema` on for its run), so every statement is refused then (``requireNotInsideStep()``).
+    /// Greater than zero while caller code runs that may run no SQL on this connection: a progress closure inside one
+    /// of its steps (SQLite forbids touching a connection from inside its own step, and there the engine's defenses
+    /// may be down: an export turns `writable_schema` on for its run), or an observer's event (sent from the middle
+    /// of the library's operations). Every statement is refused then (``requireNotInsideStep()``).
     var userCodeInsideStep = 0 {
         didSet { updateChecksCancellation() }
     }
@@ -65,12 +66,13 @@ public final class Database {
     /// The hooks that report to ``Configuration/observer``; nil without one (ConnectionObservation.swift).
     let observation: ConnectionObservation?
 
-    /// Throws ``SQLCipherError/Kind/misuse`` while caller code runs inside one of this connection's steps.
+    /// Throws ``SQLCipherError/Kind/misuse`` while caller code runs that may run no SQL on this connection.
     func requireNotInsideStep() throws(SQLCipherError) {
         guard userCodeInsideStep == 0 else {
-            throw .api(.misuse, "a progress callback may not run SQL on the connection whose operation is reporting: "
-                + "SQLite forbids using a connection from inside its own running statement. Use another connection, "
-                + "or run the SQL after the operation returns", path: path)
+            throw .api(.misuse, "a progress callback or an observer may not run SQL on the connection whose operation "
+                + "is reporting: SQLite forbids using a connection from inside its own running statement, and an "
+                + "observer's events come from the middle of the library's operations. Use another connection, or run "
+                + "the SQL after the operation returns", path: path)
         }
     }
 

@@ -41,15 +41,38 @@ import CSQLCipher
     var encryptedSchemas: Set<String>
     /// True while the library itself has opened the engine for one attachment (``Database/withAttachmentOpen(_:)``).
     var attachmentOpen = false
-    /// True inside ``Database/withExportPermit(_:)`` (the engine's gate may have taken the permit since).
-    var exportPermitted = false
-    /// How deep user code runs (``Database/callingUserCode(_:)``) that the library called while it began, committed or
-    /// rolled back a transaction or savepoint (an observer's event of that statement): there SQL text may not
-    /// control transactions at all, as its scope is not yet (or no longer) what the savepoint rules read.
-    var userCodeInTransactionControl = 0
-    /// The schemas the library attaches for its own operations, which SQL that user code runs from inside them
-    /// (an observer, a progress closure) may not use: the export's target is attached without a key until the
-    /// library keys it, and its content is the library's copy.
+    /// The transaction and savepoint actions of the caller's SQL compiled since ``takeCompiledControl()``: the
+    /// statement keeps them, and each of its steps meets their rules again (``controlRefusal(_:)``), as they read the
+    /// library's transaction scope, which may have changed since the statement was compiled (found by an attacker:
+    /// `RELEASE u`, prepared outside a transaction, released the library's savepoint when stepped inside one).
+    private var compiledControl: [ControlAction] = []
+
+    /// A transaction or savepoint action the authorizer saw: its code and arguments.
+    struct ControlAction {
+        let action: Int32
+        let first: String?
+        let second: String?
+    }
+
+    /// The actions ``compiledControl`` gathered, and forgets them.
+    func takeCompiledControl() -> [ControlAction] {
+        defer { compiledControl.removeAll() }
+        return compiledControl
+    }
+
+    /// Why the rules refuse `actions` now, a statement's step, or nil.
+    func controlRefusal(_ actions: [ControlAction]) -> String? {
+        for action in actions {
+            if let explanation = refusal(action: action.action, first: action.first, second: action.second,
+                                         schema: nil) {
+                return explanation
+            }
+        }
+        return nil
+    }
+
+    /// The schemas the library attaches for its own operations, which SQL that caller code runs from inside them (an
+    /// export's last progress call) may not use: the content is the library's copy.
     static let librarySchemas: Set<String> = ["sqlcipherkit_export"]
     /// True when the guard raised the engine's attachment limit for `VACUUM`'s own `ATTACH`: lowered again by the
     /// first authorizer call after that `VACUUM` (no `ATTACH` compiles without one).
@@ -149,8 +172,14 @@ import CSQLCipher
         if raisedForVacuum && !vacuumRuns {
             closeAttachments()
         }
-        guard !compilesTrustedSQL,
-              let explanation = refusal(action: action, first: first, second: second, schema: schema) else {
+        guard !compilesTrustedSQL else { return SQLITE_OK }
+        // Not the library's own `BEGIN` and `COMMIT`, compiled under its control and cached, which stay on the fast
+        // path (the callgrind gate's transactions): stepped by the caller from the cache inside a transaction of the
+        // library's, that `COMMIT` meets the commit hook and that `BEGIN` fails in SQLite.
+        if action == SQLITE_TRANSACTION || action == SQLITE_SAVEPOINT, !controlsTransaction {
+            compiledControl.append(ControlAction(action: action, first: first, second: second))
+        }
+        guard let explanation = refusal(action: action, first: first, second: second, schema: schema) else {
             return SQLITE_OK
         }
         refusal = explanation
@@ -314,19 +343,19 @@ import CSQLCipher
         }
     }
 
-    /// Why SQL that user code runs from inside a library operation may not do `action`, beyond what SQL text may
-    /// not do anywhere, or nil (found by an attacker: an observer's event of the export's `ATTACH` could write the
-    /// not yet keyed target in plaintext, and one of the library's `SAVEPOINT` could release it with a savepoint
-    /// of the caller's).
+    /// Why SQL that caller code runs from inside a library operation (an export's last progress call, under the
+    /// whole guard) may not do `action`, beyond what SQL text may not do anywhere, or nil: it may not use the
+    /// library's own schema, nor detach a schema it names by an expression (SQLite then gives the authorizer no
+    /// name), which could be the library's (both found by attackers).
     private func userCodeRefusal(action: Int32, first: String?, schema: String?) -> String? {
+        if action == SQLITE_DETACH, first == nil {
+            return "DETACH of a schema named by an expression is refused in code SQLCipherKit calls from inside one "
+                + "of its operations: name the schema"
+        }
         let named = action == SQLITE_DETACH ? first : schema
         if let named, Self.librarySchemas.contains(named.asciiLowercased) {
             return "\(named) is SQLCipherKit's own schema, attached for the operation that runs now: code it calls "
-                + "(an observer, a progress closure) may not use it"
-        }
-        if userCodeInTransactionControl > 0, action == SQLITE_TRANSACTION || action == SQLITE_SAVEPOINT {
-            return "transaction and savepoint SQL is refused in code SQLCipherKit calls while it begins, commits or "
-                + "rolls back a transaction or savepoint (an observer's event of that statement)"
+                + "(a progress closure) may not use it"
         }
         return nil
     }

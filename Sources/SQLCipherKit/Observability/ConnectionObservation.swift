@@ -48,16 +48,16 @@ final class ConnectionObservation {
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
     }
 
-    /// The connection, once open. The observer's methods then run as the caller's code
-    /// (``Database/callingUserCode(_:)``): SQL an observer runs on the connection, which it must not, meets the whole
-    /// guard, also inside the library's own operations (``Database/trusted(_:)``, whose SQL alone skips it), and its
-    /// errors and events keep no text that may hold a key.
+    /// The connection, once open. The observer's methods then run as the caller's code that may run no SQL on it
+    /// (``Database/callingUserCode(runsNoSQL:_:)``): an observer must not use the connection, and every statement it
+    /// tries there throws ``SQLCipherError/Kind/misuse`` (its events come from the middle of the library's own
+    /// operations, where the connection's state is not the caller's; found by a reviewer and two attackers).
     weak var database: Database?
 
     /// Runs `body` (a call of the observer) as the caller's code, once the connection is open.
     private func notify<Result>(_ body: () -> Result) -> Result {
         guard let database else { return body() }
-        return database.callingUserCode(body)
+        return database.callingUserCode(runsNoSQL: true, body)
     }
 
     /// The context an event of the work running now carries.
@@ -104,8 +104,8 @@ final class ConnectionObservation {
     /// operation, so the context at their end is their caller's.
     func startingContext(_ statement: OpaquePointer, first: Bool) -> Context? {
         guard first || starts[statement] == nil, database?.sqlGuard.attachmentOpen != true else { return nil }
-        // SQL the observer runs while it is asked (which it must not) starts without a context: asking again would
-        // run it again, without end (found by an attacker).
+        // SQL the observer tries while it is asked (refused: callingUserCode) is not asked about: asking again would
+        // try it again, without end (found by an attacker).
         if askingContext { return Context(value: nil) }
         askingContext = true
         defer { askingContext = false }

@@ -92,7 +92,7 @@ extension Statement {
     // Inlinable: the checks and SQLite's step go straight into the caller's loop (a call less per row).
     @inlinable @discardableResult
     public func step() throws(SQLCipherError) -> Bool {
-        guard !isDetached, database.handle != nil, !database.checksCancellation else { return try checkedStep() }
+        guard !takesCheckedStep, database.handle != nil, !database.checksCancellation else { return try checkedStep() }
         isStepped = true
         // SQL that SQLite compiles during the step is its own (VACUUM's ATTACH; see SQLGuard.steppingDepth).
         let stepping = database.steppingCounter
@@ -116,6 +116,11 @@ extension Statement {
         try requireOpen()
         try database.requireNotInsideStep()
         try database.checkCancellation()
+        // A statement that controls transactions meets their rules as the library's scope is now, not as it was when
+        // the statement was compiled.
+        if !transactionControl.isEmpty, let refusal = database.sqlGuard.controlRefusal(transactionControl) {
+            throw SQLCipherError(code: SQLITE_AUTH, connection: nil, path: database.path, sql: sql, refusal: refusal)
+        }
         observation?.stepStarting(handle, first: !isStepped, context: context)
         isStepped = true
         // SQL that SQLite compiles during the step is its own (see SQLGuard.steppingDepth).

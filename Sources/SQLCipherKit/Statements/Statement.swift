@@ -61,8 +61,17 @@ public final class Statement {
     @usableFromInline @exclusivity(unchecked)
     private(set) var isDetached = false
 
+    /// The transaction and savepoint actions of the caller's SQL in this statement, which each step checks again
+    /// (``SQLGuard/controlRefusal(_:)``); empty for every other statement.
+    let transactionControl: [SQLGuard.ControlAction]
+
+    /// Whether every step takes the checked step: the statement is detached, or controls transactions.
+    @usableFromInline @exclusivity(unchecked)
+    private(set) var takesCheckedStep: Bool
+
     convenience init(database: Database, sql: String, cached: Bool = false) throws(SQLCipherError) {
         let (handle, consumed) = try Statement.compile(Substring(sql), database: database)
+        let control = database.sqlGuard.takeCompiledControl()
         guard let handle else {
             throw SQLCipherError(kind: .invalidArgument, message: "the SQL holds no statement", sql: sql)
         }
@@ -79,12 +88,15 @@ public final class Statement {
                                  message: "a prepared statement takes one SQL statement; run scripts with execute(_:)",
                                  sql: sql)
         }
-        self.init(database: database, handle: handle, sql: sql, cached: cached)
+        self.init(database: database, handle: handle, sql: sql, cached: cached, control: control)
     }
 
-    private init(database: Database, handle: OpaquePointer, sql: String, cached: Bool = false) {
+    private init(database: Database, handle: OpaquePointer, sql: String, cached: Bool = false,
+                 control: [SQLGuard.ControlAction]) {
         self.sql = sql
         self.database = database
+        transactionControl = control
+        takesCheckedStep = !control.isEmpty
         owner = cached ? nil : database
         self.handle = handle
         columnNames = (0..<sqlite3_column_count(handle)).map { String(cString: sqlite3_column_name(handle, $0)) }
@@ -98,10 +110,11 @@ public final class Statement {
         var remaining = sql
         while !remaining.isEmpty {
             let (handle, consumed) = try compile(remaining, database: database)
+            let control = database.sqlGuard.takeCompiledControl()
             let rest = Substring(remaining.utf8.dropFirst(consumed))
             if let handle {
                 let text = String(Statement.trimmingBlanks(remaining.utf8.prefix(consumed)))
-                return (Statement(database: database, handle: handle, sql: text), rest)
+                return (Statement(database: database, handle: handle, sql: text, control: control), rest)
             }
             guard consumed > 0 else { break }
             remaining = rest
@@ -130,6 +143,7 @@ public final class Statement {
         let text = String(sql)
         try Database.requireNoNUL(text, path: database.path)
         _ = database.sqlGuard.takeRefusal()
+        _ = database.sqlGuard.takeCompiledControl()
         let code = text.withCString { start in
             var tail: UnsafePointer<CChar>?
             let code = sqlite3_prepare_v2(db, start, -1, &statement, &tail)
@@ -152,6 +166,7 @@ public final class Statement {
     /// Called by the connection for its cached statements when it closes: the statement no longer refers to it.
     func detach() {
         isDetached = true
+        takesCheckedStep = true
     }
 
     /// Throws ``SQLCipherError/Kind/misuse`` once the connection is closed.

@@ -180,6 +180,48 @@ struct DatabaseTransactionTests {
         #expect(try values(database) == [2])
     }
 
+    @Test("a statement prepared before the library's scope opened meets the rules at its step, not at its compile (found by an attacker): RELEASE, ROLLBACK and COMMIT prepared outside are refused inside; control: the same statements run outside")
+    func rulesHoldAtTheStep() throws {
+        let database = try database()
+        let release = try database.prepare("RELEASE u")
+        let rollback = try database.prepare("ROLLBACK")
+        let commit = try database.cachedStatement("COMMIT")
+        struct Planned: Error {}
+        // `RELEASE u` would release the library's savepoint with the caller's `u`, and the insert it should roll
+        // back would be committed.
+        try database.transaction {
+            try database.execute("SAVEPOINT u")
+            let error = thrownError {
+                try database.savepoint {
+                    try release.execute()
+                    try database.execute("INSERT INTO t VALUES (1)")
+                    throw Planned()
+                }
+            }
+            #expect(error?.kind == .misuse, "\(String(describing: error))")
+        }
+        #expect(try values(database) == [])
+        for statement in [rollback, commit] {
+            let error = thrownError {
+                try database.transaction {
+                    try database.execute("INSERT INTO t VALUES (2)")
+                    try statement.execute()
+                    throw Planned()
+                }
+            }
+            #expect(error?.kind == .misuse, "\(statement.sql): \(String(describing: error))")
+            #expect(try values(database) == [], "\(statement.sql)")
+        }
+        // Control: outside the library's scopes, the same statements run.
+        try database.execute("BEGIN")
+        try database.execute("SAVEPOINT u")
+        try release.execute()
+        try commit.execute()
+        try database.execute("BEGIN")
+        try rollback.execute()
+        #expect(!database.isInTransaction)
+    }
+
     @Test("The library's ATTACH works right after a VACUUM INTO (the limit VACUUM raised is not taken for it)")
     func attachAfterVacuumInto() throws {
         let folder = try TemporaryDirectory()

@@ -146,8 +146,8 @@ struct DatabaseObserverRedactionTests {
         }
     }
 
-    @Test("an observer that runs SQL on its own connection (which it must not) during the library's ATTACH meets the whole guard: a key pragma is refused and changes nothing, a failure naming a key keeps no text; control: its failure outside, without a key word, keeps its text")
-    func observerSQLMeetsTheGuard() throws {
+    @Test("an observer may run no SQL on its connection (it must not): in the library's ATTACH a key pragma and a failure naming a key are refused, change nothing and keep no text; control: the same failure outside an event keeps its text")
+    func observerSQLIsRefused() throws {
         let folder = try TemporaryDirectory()
         let (spy, db) = try SQLRunningObserver.observing(folder.file("spy.db"), passphrase: "spy-passphrase")
         try db.execute("CREATE TABLE t(x)")
@@ -156,27 +156,29 @@ struct DatabaseObserverRedactionTests {
                                         "SELECT 'key=\(SQLRunningObserver.secret)' FROM no_such_table"])
         try db.attach(folder.file("other.db"), as: "other", key: .passphrase("other-passphrase"))
         let inside = spy.takeErrors()
-        #expect(inside.count == 2 && inside.allSatisfy { $0 != nil && $0?.sql == nil }, "\(inside)")
-        #expect(inside.first??.kind == .misuse, "the key pragma was not refused: \(inside)")
+        #expect(inside.count == 2 && inside.allSatisfy { $0?.kind == .misuse && $0?.sql == nil }, "\(inside)")
         #expect(!"\(inside)".contains(SQLRunningObserver.secret))
-        // Control: outside the library's operations, the spy's failure without a key word keeps its SQL.
+        // An event outside the library's operations too.
         spy.arm(on: "SELECT 1", running: ["SELECT spy_marker_7f3a FROM no_such_table"])
         try db.execute("SELECT 1")
-        let outside = spy.takeErrors()
-        #expect(outside.count == 1 && outside.first??.sql == "SELECT spy_marker_7f3a FROM no_such_table", "\(outside)")
+        let atSelect = spy.takeErrors()
+        #expect(atSelect.count == 1 && atSelect.first!?.kind == .misuse && atSelect.first!?.sql == nil, "\(atSelect)")
+        // Control: the same failure, run by the caller outside any event, keeps its SQL.
+        #expect(thrownError { try db.execute("SELECT spy_marker_7f3a FROM no_such_table") }?.sql
+                    == "SELECT spy_marker_7f3a FROM no_such_table")
         db.close()
         // The refused rekey changed nothing: the database opens with its passphrase.
         #expect(try Database(path: folder.file("spy.db"), key: .passphrase("spy-passphrase"))
                     .scalar(Int.self, "SELECT count(*) FROM t") == 0)
     }
 
-    @Test("an observer that uses its connection when the library begins or commits, or when asked for a context (found by a reviewer): its ROLLBACK is refused, a failed statement is still reported failed, and a connection it closes fails the step")
+    @Test("an observer that uses its connection when the library begins or commits, or when asked for a context (found by a reviewer): refused, a failed statement is still reported failed, and a connection it closes fails the step")
     func observerUsingTheConnection() throws {
         let folder = try TemporaryDirectory()
         let (spy, db) = try SQLRunningObserver.observing(folder.file("use.db"), passphrase: "use-passphrase")
         try db.execute("CREATE TABLE t(x UNIQUE); INSERT INTO t VALUES (0)")
-        // At the event of the library's SAVEPOINT inside its transaction, while it controls the transaction: the
-        // spy's ROLLBACK is refused (it would end the transaction under the library), and the transaction commits.
+        // At the event of the library's SAVEPOINT inside its transaction: the spy's ROLLBACK would end the
+        // transaction under the library; refused, and the transaction commits.
         spy.arm(on: "SAVEPOINT", running: ["ROLLBACK"])
         try db.transaction {
             try db.execute("INSERT INTO t VALUES (1)")
@@ -186,13 +188,14 @@ struct DatabaseObserverRedactionTests {
         #expect(atSavepoint.count == 1 && atSavepoint.first!?.kind == .misuse,
                 "the spy's ROLLBACK was not refused: \(atSavepoint)")
         #expect(try db.scalar(Int.self, "SELECT count(*) FROM t") == 3)
-        // SQL the spy runs when asked for a context, as a failing statement starts: the statement is still reported
-        // failed, with its own result.
+        // SQL the spy tries when asked for a context, as a failing statement starts: refused, and the statement is
+        // still reported failed, with its own result.
         spy.armContext(running: ["SELECT 1"])
         #expect(thrownError { try db.execute("INSERT INTO t VALUES (0)") }?.kind == .constraint)
         let duplicate = spy.statements.last { $0.sql == "INSERT INTO t VALUES (0)" }
         #expect(duplicate?.resultCode == 2067 /* SQLITE_CONSTRAINT_UNIQUE */, "\(String(describing: duplicate))")
-        #expect(spy.takeErrors() == [nil])
+        let asked = spy.takeErrors()
+        #expect(asked.count == 1 && asked.first!?.kind == .misuse, "\(asked)")
         // The spy closes the connection when asked for a context: the step is not run on it.
         spy.armContext(closing: true)
         #expect(thrownError { try db.execute("INSERT INTO t VALUES (4)") }?.kind == .misuse)
@@ -201,19 +204,21 @@ struct DatabaseObserverRedactionTests {
                     .scalar(Int.self, "SELECT count(*) FROM t") == 3)
     }
 
-    @Test("an observer's SQL inside the library's operations (found by an attacker): the export's target, attached unkeyed until the library keys it, is out of its reach; a caller's savepoint cannot release the library's; SQL it runs whenever asked for a context does not ask again")
+    @Test("an observer's SQL inside the library's operations (found by attackers): the export's target, attached unkeyed until the library keys it, is out of its reach; a caller's savepoint cannot release the library's; SQL it tries whenever asked for a context does not ask again")
     func observerInsideTheLibrarysOperations() throws {
         let folder = try TemporaryDirectory()
         let (spy, db) = try SQLRunningObserver.observing(folder.file("in.db"), passphrase: "in-passphrase")
         let marker = "plaintext-marker-\(UUID().uuidString)"
         try db.execute("CREATE TABLE t(x)")
         try db.execute("INSERT INTO t VALUES (?)", [marker])
-        // At the event of the export's ATTACH, before the library keys the target: a copy into it would be plaintext.
-        spy.arm(on: "ATTACH", running: ["CREATE TABLE sqlcipherkit_export.leak AS SELECT * FROM main.t"])
+        // At the event of the export's ATTACH, before the library keys the target: a copy into it would be plaintext,
+        // and `journal_mode` (no schema named) would write its header in plaintext.
+        spy.arm(on: "ATTACH", running: ["CREATE TABLE sqlcipherkit_export.leak AS SELECT * FROM main.t",
+                                        "PRAGMA journal_mode = DELETE"])
         let exportKey = try Key.rawKey(hex: Array(randomKeyHex().utf8))
         try db.export(to: folder.file("export.db"), key: exportKey)
         let atAttach = spy.takeErrors()
-        #expect(atAttach.count == 1 && atAttach.first!?.kind == .misuse, "the spy's copy was not refused: \(atAttach)")
+        #expect(atAttach.count == 2 && atAttach.allSatisfy { $0?.kind == .misuse }, "not refused: \(atAttach)")
         let exported = try Data(contentsOf: URL(fileURLWithPath: folder.file("export.db")))
         #expect(exported.range(of: Data(marker.utf8)) == nil, "the marker is in the export's file in plaintext")
         #expect(try Database(path: folder.file("export.db"), key: exportKey)
@@ -233,17 +238,36 @@ struct DatabaseObserverRedactionTests {
         #expect(atSavepoint.count == 1 && atSavepoint.first!?.kind == .misuse,
                 "the spy's RELEASE was not refused: \(atSavepoint)")
         #expect(try db.scalar(Int.self, "SELECT count(*) FROM t") == 1)
-        // SQL the spy runs each time it is asked for a context: asked again for that SQL, it would recurse without
-        // end.
-        spy.armContext(running: ["SELECT 1"], always: true)
+        // SQL the spy tries each time it is asked for a context, through a statement cached before (no compile to
+        // refuse it first): asked again for that statement's step, it would recurse without end.
+        _ = try db.cachedStatement("SELECT 1")
+        spy.armContext(running: ["SELECT 1"], always: true, cached: true)
         #expect(try db.scalar(Int.self, "SELECT count(*) FROM t") == 1)
         try db.execute("INSERT INTO t VALUES (2)")
         spy.armContext()
         let asked = spy.takeErrors()
-        // Once before each statement (run: nil); asked inside a step (the commit's write-ahead-log event), its SQL
-        // is refused.
-        #expect(asked.filter { $0 == nil }.count == 2 && asked.allSatisfy { $0 == nil || $0?.kind == .misuse },
-                "\(asked)")
+        // Once before each statement, and once more at the commit's write-ahead-log event: each refused.
+        #expect(asked.count >= 2 && asked.allSatisfy { $0?.kind == .misuse }, "\(asked)")
+    }
+
+    @Test("an export's last progress call, which may run SQL under the whole guard, may not use the library's schema nor detach a schema named by an expression (found by an attacker); control: its own SQL runs")
+    func exportsLastProgressCall() throws {
+        let folder = try TemporaryDirectory()
+        let db = try Database(path: folder.file("p.db"), key: .passphrase("progress-passphrase"))
+        try db.execute("CREATE TABLE t(x); INSERT INTO t VALUES (1)")
+        var errors: [SQLCipherError?] = []
+        var count: Int?
+        let exportKey = try Key.rawKey(hex: Array(randomKeyHex().utf8))
+        try db.export(to: folder.file("export.db"), key: exportKey) { value in
+            guard value == 1 else { return }
+            errors.append(thrownError { try db.execute("CREATE TABLE sqlcipherkit_export.extra(y)") })
+            errors.append(thrownError { try db.execute("DETACH 'sqlcipherkit_' || 'export'") })
+            count = try? db.scalar(Int.self, "SELECT count(*) FROM main.t")
+        }
+        #expect(errors.count == 2 && errors.allSatisfy { $0?.kind == .misuse }, "\(errors)")
+        #expect(count == 1, "the control: the closure's own SQL did not run")
+        #expect(try Database(path: folder.file("export.db"), key: exportKey)
+                    .scalar(Int.self, "SELECT count(*) FROM sqlite_schema WHERE name = 'extra'") == 0)
     }
 }
 
@@ -278,11 +302,13 @@ final class SQLRunningObserver: DatabaseObserver, @unchecked Sendable {
     }
 
     /// Runs `statements` (or closes the connection) the next time it is asked for a context.
-    /// `always`: each time, until armed again.
-    func armContext(running statements: [String] = [], closing: Bool = false, always: Bool = false) {
+    /// `always`: each time, until armed again; `cached`: through the connection's statement cache.
+    func armContext(running statements: [String] = [], closing: Bool = false, always: Bool = false,
+                    cached: Bool = false) {
         contextStatements = statements
         closesOnContext = closing
         contextAlways = always
+        contextCached = cached
     }
 
     /// Every statement event.
@@ -290,12 +316,21 @@ final class SQLRunningObserver: DatabaseObserver, @unchecked Sendable {
     private var contextStatements: [String] = []
     private var closesOnContext = false
     private var contextAlways = false
+    private var contextCached = false
 
     func currentContext() -> (any Sendable)? {
         guard let database else { return nil }
         let armed = contextStatements
         if !contextAlways { contextStatements = [] }
-        for statement in armed { errors.append(thrownError { try database.execute(statement) }) }
+        for statement in armed {
+            errors.append(thrownError {
+                if contextCached {
+                    try database.cachedStatement(statement).execute(nil)
+                } else {
+                    try database.execute(statement)
+                }
+            })
+        }
         if closesOnContext {
             closesOnContext = false
             database.close()
