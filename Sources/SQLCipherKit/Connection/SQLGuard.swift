@@ -60,6 +60,26 @@ import CSQLCipher
         return compiledControl
     }
 
+    /// Keeps the caller's savepoints inside the library's scopes as SQLite has them, once a statement with `actions`
+    /// ran (not `EXPLAIN`ed): `SAVEPOINT` adds its name, `RELEASE` removes the newest of that name and every one after
+    /// it, `ROLLBACK TO` those after it. (They were recorded when compiled: a `SAVEPOINT u` prepared but never run, or
+    /// one already released, let `RELEASE u` end a savepoint of the caller's around the library's, and the library's
+    /// with it; found by a reviewer.)
+    func controlStepped(_ actions: [ControlAction]) {
+        guard holdsTransaction else { return }
+        let depth = scopeDepth
+        for action in actions where action.action == SQLITE_SAVEPOINT {
+            let name = (action.second ?? "").asciiLowercased
+            let newest = userSavepoints.lastIndex { $0.depth == depth && $0.name == name }
+            switch action.first {
+            case "BEGIN": userSavepoints.append((depth, name))
+            case "RELEASE": if let newest { userSavepoints.removeSubrange(newest...) }
+            case "ROLLBACK": if let newest { userSavepoints.removeSubrange((newest + 1)...) }
+            default: break
+            }
+        }
+    }
+
     /// Why the rules refuse `actions` now, a statement's step, or nil.
     func controlRefusal(_ actions: [ControlAction]) -> String? {
         for action in actions {
@@ -361,20 +381,16 @@ import CSQLCipher
     }
 
     /// Why SQL text may not run `operation` (`BEGIN`, `RELEASE` or `ROLLBACK`, as the authorizer names
-    /// `SAVEPOINT`, `RELEASE` and `ROLLBACK TO`) on savepoint `name`, or nil; records a savepoint SQL text begins
-    /// inside a library scope.
+    /// `SAVEPOINT`, `RELEASE` and `ROLLBACK TO`) on savepoint `name`, or nil. Records nothing: a savepoint counts as
+    /// begun once its statement ran (``controlStepped(_:)``).
     private func savepointRefusal(operation: String, name: String) -> String? {
         if name.hasPrefix(Self.librarySavepointPrefix) {
             return "SAVEPOINT, RELEASE and ROLLBACK TO of \(name) are refused in SQL text: savepoints named "
                 + "\(Self.librarySavepointPrefix)… are SQLCipherKit's (Database.savepoint, Database.transaction); "
                 + "return from their closure to release them, throw to roll back to them"
         }
-        guard holdsTransaction else { return nil }
+        guard holdsTransaction, operation != "BEGIN" else { return nil }
         let depth = scopeDepth
-        if operation == "BEGIN" {
-            userSavepoints.append((depth, name))
-            return nil
-        }
         guard userSavepoints.contains(where: { $0.depth == depth && $0.name == name }) else {
             return "\(operation == "RELEASE" ? "RELEASE" : "ROLLBACK TO") \(name) is refused inside a transaction or "
                 + "savepoint SQLCipherKit opened: \(name) was not begun inside it, and releasing or rolling back to a "

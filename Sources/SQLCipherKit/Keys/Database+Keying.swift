@@ -38,6 +38,9 @@ extension Database {
     ///   the check under the new key, whose message says the rekey was committed.
     public func rekey(to newKey: Key) throws(SQLCipherError) {
         let db = try requireOpenHandle()
+        // Not from an observer's event or inside a step (found by a reviewer): the rekey's own write transaction
+        // would run in the middle of the connection's operation.
+        try requireNotInsideStep()
         guard !isInTransaction else {
             throw .api(.misuse, "rekey cannot run inside a transaction", path: path)
         }

@@ -129,6 +129,9 @@ extension Statement {
         database.sqlGuard.steppingDepth -= 1
         // A statement the guard refused while it ran (VACUUM INTO a keyed URI) is reported without its text.
         observation?.stepReturned(handle, code: code, refused: database.sqlGuard.hasRefusal)
+        if code == SQLITE_DONE, !transactionControl.isEmpty, sqlite3_stmt_isexplain(handle) == 0 {
+            database.sqlGuard.controlStepped(transactionControl)
+        }
         if code == SQLITE_ROW { return true }
         if code == SQLITE_DONE { return false }
         throw stepFailed(code)

@@ -180,7 +180,7 @@ struct DatabaseTransactionTests {
         #expect(try values(database) == [2])
     }
 
-    @Test("a statement prepared before the library's scope opened meets the rules at its step, not at its compile (found by an attacker): RELEASE, ROLLBACK and COMMIT prepared outside are refused inside; control: the same statements run outside")
+    @Test("a statement prepared before the library's scope opened meets the rules at its step, not at its compile (found by an attacker), and a savepoint counts once it ran: RELEASE, ROLLBACK and COMMIT prepared outside, and RELEASE of a savepoint never run or already released, are refused inside; control: the same statements run outside")
     func rulesHoldAtTheStep() throws {
         let database = try database()
         let release = try database.prepare("RELEASE u")
@@ -201,6 +201,26 @@ struct DatabaseTransactionTests {
             #expect(error?.kind == .misuse, "\(String(describing: error))")
         }
         #expect(try values(database) == [])
+        // A savepoint counts as begun once it ran (found by a reviewer): `u` prepared and never run, `u` explained,
+        // or `u` begun and released, inside the library's savepoint, does not let `RELEASE u` reach the caller's `u`
+        // around it, and the library's savepoint with it.
+        for begin in [{ _ = try database.prepare("SAVEPOINT u") },
+                      { _ = try database.fetchAll("EXPLAIN SAVEPOINT u") },
+                      { try database.execute("SAVEPOINT u"); try database.execute("RELEASE u") }] as [() throws -> Void] {
+            try database.transaction {
+                try database.execute("SAVEPOINT u")
+                let error = thrownError {
+                    try database.savepoint {
+                        try begin()
+                        try database.execute("RELEASE u")
+                        try database.execute("INSERT INTO t VALUES (1)")
+                        throw Planned()
+                    }
+                }
+                #expect(error?.kind == .misuse, "\(String(describing: error))")
+            }
+            #expect(try values(database) == [])
+        }
         for statement in [rollback, commit] {
             let error = thrownError {
                 try database.transaction {

@@ -196,6 +196,11 @@ struct DatabaseObserverRedactionTests {
         #expect(duplicate?.resultCode == 2067 /* SQLITE_CONSTRAINT_UNIQUE */, "\(String(describing: duplicate))")
         let asked = spy.takeErrors()
         #expect(asked.count == 1 && asked.first!?.kind == .misuse, "\(asked)")
+        // A rekey from an event (found by a reviewer): its write transaction would run inside the statement's step.
+        spy.armRekey(on: "SELECT 2")
+        #expect(try db.scalar(Int.self, "SELECT 2") == 2)
+        let rekeyed = spy.takeErrors()
+        #expect(rekeyed.count == 1 && rekeyed.first!?.kind == .misuse, "\(rekeyed)")
         // The spy closes the connection when asked for a context: the step is not run on it.
         spy.armContext(closing: true)
         #expect(thrownError { try db.execute("INSERT INTO t VALUES (4)") }?.kind == .misuse)
@@ -338,8 +343,19 @@ final class SQLRunningObserver: DatabaseObserver, @unchecked Sendable {
         return nil
     }
 
+    /// Rekeys the connection (to a passphrase of its own) at the next event of a statement beginning with `prefix`.
+    func armRekey(on prefix: String) {
+        rekeyTrigger = prefix
+    }
+
+    private var rekeyTrigger: String?
+
     func statementFinished(_ event: StatementEvent) {
         statements.append(event)
+        if let rekeyTrigger, event.sql.hasPrefix(rekeyTrigger), let database {
+            self.rekeyTrigger = nil
+            errors.append(thrownError { try database.rekey(to: .passphrase("spy-rekey")) })
+        }
         guard let trigger, event.sql.hasPrefix(trigger), let database else { return }
         self.trigger = nil
         for statement in armedStatements {
