@@ -10,8 +10,11 @@
 #   3. the Swift suites of the promises under every cipher configuration (CipherConfigurationMatrixTests: every typed
 #      operation and VACUUM INTO; SQLRoutesTests: every payload by every route; SQLPromisesTests; TornCheckpointTests:
 #      the local change kdf-salt-from-wal, which reads the WAL from inside the codec; DatabaseObserverRedactionTests:
-#      an observer's events under every configuration, VACUUM INTO among them; DatabaseObserverAsyncTests: the pool's
-#      figures, numbered under its locks and reported from its threads, the writes waiting among them) run linked against
+#      an observer's events under every configuration, VACUUM INTO among them, an observer's SQL refused inside the
+#      library's operations, and a connection closed from a callback inside them; DatabaseObserverAsyncTests: the pool's figures, numbered under its locks and reported from
+#      its threads, the writes waiting among them; DatabaseTransactionTests: the transaction and savepoint rules, held
+#      at each step under every configuration; DatabaseObserverMisuseTests: an observer releasing, closing or using its
+#      connection from inside the engine's calls) run linked against
 #      that engine, in a build folder of their own (.build-sanitized, swift build --sanitize=address): any report
 #      aborts the test binary, which fails the part. (GuardSpellingTests, which judges how the guard reads SQL text,
 #      runs in the swift part only: it exercises the same engine paths as SQLPromisesTests, thousands of times.)
@@ -26,9 +29,9 @@ source Vendor/sqlcipher.pin
 AMALGAMATION=Vendor/build/amalgamation
 OUT=Vendor/build/sanitized
 SCRATCH=.build-sanitized
-SUITES="CipherConfigurationMatrixTests|SQLRoutesTests|SQLRoutesAsyncTests|SQLPromisesTests|TornCheckpointTests|DatabaseObserverRedactionTests|SQLCipherErrorUnparsedKeyTests|DatabaseObserverAsyncTests"
+SUITES="CipherConfigurationMatrixTests|SQLRoutesTests|SQLRoutesAsyncTests|SQLPromisesTests|TornCheckpointTests|DatabaseObserverRedactionTests|SQLCipherErrorUnparsedKeyTests|DatabaseObserverAsyncTests|DatabaseTransactionTests|DatabaseObserverMisuseTests"
 # The least the Swift run must count (Swift Testing's tests), raised with the suites.
-SWIFT_MINIMUM=39
+SWIFT_MINIMUM=57
 [ -f "$AMALGAMATION/sqlite3.c" ] && [ -f "$AMALGAMATION/sqlite3.upstream.c" ] || {
     echo "run-sanitized.sh: no generated amalgamation in $AMALGAMATION: run ./build-sqlcipher.sh first" >&2
     exit 2

@@ -420,13 +420,17 @@ public final class DatabasePool: @unchecked Sendable {
         if let started { reportWriterAcquired(waitingSince: started) }
     }
 
-    /// Reports that a write got the writer after waiting since `started`, with the current context.
+    /// Reports that a write got the writer after waiting since `started`, with the current context. The caller holds
+    /// the writer gate: the writer is its own to mark, and the observer may run no SQL on it.
     func reportWriterAcquired(waitingSince started: ContinuousClock.Instant) {
         guard let observer = configuration.database.observer else { return }
-        let (depth, sequence) = writerGate.numberedPending
-        observer.writerAcquired(PoolWaitEvent(
-            path: path, wait: ContinuousClock.now - started, queueDepth: depth, inUse: 1, capacity: 1,
-            sequence: sequence, context: ObservationContext.current ?? observer.currentContext()))
+        let report = { [path, writerGate] in
+            let (depth, sequence) = writerGate.numberedPending
+            observer.writerAcquired(PoolWaitEvent(
+                path: path, wait: ContinuousClock.now - started, queueDepth: depth, inUse: 1, capacity: 1,
+                sequence: sequence, context: ObservationContext.current ?? observer.currentContext()))
+        }
+        if let writer { writer.callingUserCode(runsNoSQL: true, report) } else { report() }
     }
 
     /// Runs `body` on the writer, taking the writer gate for it (waiting at most

@@ -31,7 +31,10 @@ final class ReaderPool: @unchecked Sendable {
         let (reader, inUse, number) = lock.withLock {
             (available.removeLast(), count - available.count, acquired == nil ? 0 : ObservationSequence.shared.next())
         }
-        if let acquired, let started { acquired(ContinuousClock.now - started, inUse, count, number) }
+        if let acquired, let started {
+            // An observer may run no SQL on the reader it is told of.
+            reader.callingUserCode(runsNoSQL: true) { acquired(ContinuousClock.now - started, inUse, count, number) }
+        }
         defer {
             let (inUse, number) = lock.withLock { () -> (Int, UInt64) in
                 available.append(reader)

@@ -246,12 +246,15 @@ final class WriteGroups: Sendable {
             let alone = entry.runsAlone
             let jobStarted = ContinuousClock.now
             if let observer = pool.configuration.database.observer {
-                let (depth, sequence) = ObservationContext.with(entry.job.context) {
-                    pool.writerGate.adjustPending(by: -1)
-                } ?? (0, 0)
-                observer.writerAcquired(PoolWaitEvent(path: pool.path, wait: jobStarted - entry.enqueued,
-                                                      queueDepth: depth, inUse: 1, capacity: 1, sequence: sequence,
-                                                      context: entry.job.context))
+                // Between the group's entries, its transaction open: the observer may run no SQL on the writer.
+                database.callingUserCode(runsNoSQL: true) {
+                    let (depth, sequence) = ObservationContext.with(entry.job.context) {
+                        pool.writerGate.adjustPending(by: -1)
+                    } ?? (0, 0)
+                    observer.writerAcquired(PoolWaitEvent(path: pool.path, wait: jobStarted - entry.enqueued,
+                                                          queueDepth: depth, inUse: 1, capacity: 1, sequence: sequence,
+                                                          context: entry.job.context))
+                }
             }
             if !open {
                 do {

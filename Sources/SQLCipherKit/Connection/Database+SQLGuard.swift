@@ -46,6 +46,8 @@ extension Database {
         let context = Unmanaged.passUnretained(sqlGuard).toOpaque()
         // A commit the library does not make, while it holds a transaction scope, becomes a rollback.
         sqlite3_commit_hook(db, SQLGuard.commitHook, UnsafeMutableRawPointer(sqlGuard.transactionState))
+        // A rollback it does not make, while it holds one, ends the library's transaction: nothing after it commits.
+        sqlite3_rollback_hook(db, SQLGuard.rollbackHook, UnsafeMutableRawPointer(sqlGuard.transactionState))
         sqlite3_set_authorizer(db, { context, action, first, second, schema, _ in
             // The connection holds its guard for as long as the handle is open.
             guard let context else { return SQLITE_OK }
@@ -72,16 +74,16 @@ extension Database {
     /// from. Called from inside one of this connection's steps (a progress handler), or with `runsNoSQL` (an
     /// observer's event, which the library sends from the middle of its operations: between its `ATTACH` and the
     /// key it gives the file, between its `SAVEPOINT` and the scope it opens), it may run no SQL on it at all
-    /// (``requireNotInsideStep()``): SQLite forbids it inside a step, and the operation's state is not the caller's.
+    /// (``requireNoSQLUserCode()``): SQLite forbids it inside a step, and the operation's state is not the caller's.
     func callingUserCode<Result>(runsNoSQL: Bool = false, _ body: () throws -> Result) rethrows -> Result {
         let noSQL = runsNoSQL || sqlGuard.steppingDepth > 0
         sqlGuard.userCodeDepth += 1
-        if noSQL { userCodeInsideStep += 1 }
+        if noSQL { noSQLUserCodeDepth += 1 }
         let reopen = sqlGuard.attachmentOpen
         if reopen { sqlGuard.closeAttachments() }
         defer {
             sqlGuard.userCodeDepth -= 1
-            if noSQL { userCodeInsideStep -= 1 }
+            if noSQL { noSQLUserCodeDepth -= 1 }
             if reopen { sqlGuard.openAttachment() }
         }
         return try body()

@@ -73,7 +73,13 @@ extension Database {
         } catch {
             // ROLLBACK TO keeps the savepoint open; RELEASE then closes it.
             rollbackQuietly("ROLLBACK TO SAVEPOINT \(name); RELEASE SAVEPOINT \(name)")
+            rollbackIfEndedUnderScope()
             throw error
+        }
+        if sqlGuard.transactionEndedUnderScope {
+            // The savepoint went with the transaction SQLite ended; what is open now was begun after it.
+            rollbackIfEndedUnderScope()
+            throw transactionEndedError
         }
         do {
             try controllingTransaction { () throws(SQLCipherError) in try execute("RELEASE SAVEPOINT \(name)") }
@@ -97,12 +103,9 @@ extension Database {
     /// Commits the transaction ``beginTransaction(_:)`` began. When SQLite has already ended it (it rolls back by
     /// itself after some errors: a full disk, an I/O error, an interrupt), throws, naming that.
     func commitTransaction() throws(SQLCipherError) {
-        guard isInTransaction else {
-            // The caller rolls back (a no-op now), which closes the scope.
-            throw .api(.misuse, "the transaction SQLCipherKit began had already ended when its closure returned "
-                + "(SQLite rolls it back by itself after INSERT OR ROLLBACK, RAISE(ROLLBACK), a full disk, an I/O "
-                + "error or an interrupt): nothing of it was committed", path: path)
-        }
+        // Ended by SQLite, and maybe begun again since by SQL text (found by an attacker): the caller rolls back
+        // (what was begun again, if anything), which closes the scope.
+        guard isInTransaction, !sqlGuard.transactionEndedUnderScope else { throw transactionEndedError }
         let commitStarted = observation.map { _ in ObservationClock.monotonic() }
         let wrote = observation != nil && ConnectionObservation.writes(handle)
         try controllingTransaction { () throws(SQLCipherError) in try runCached("COMMIT TRANSACTION") }
@@ -147,6 +150,19 @@ extension Database {
         let statement = try cachedStatement(sql)
         statement.reset()
         try statement.runToCompletion()
+    }
+
+    /// The error of a transaction scope whose transaction SQLite ended under it.
+    private var transactionEndedError: SQLCipherError {
+        .api(.misuse, "the transaction SQLCipherKit began had already ended when its closure returned (SQLite rolls "
+            + "it back by itself after INSERT OR ROLLBACK, RAISE(ROLLBACK), a full disk, an I/O error or an "
+            + "interrupt): nothing of it was committed, nor of a transaction begun again after it", path: path)
+    }
+
+    /// At the outermost scope, rolls back a transaction begun again after SQLite ended the library's.
+    private func rollbackIfEndedUnderScope() {
+        guard sqlGuard.transactionEndedUnderScope, sqlGuard.scopeDepth == 1 else { return }
+        rollbackQuietly("ROLLBACK TRANSACTION")
     }
 
     /// Rolls back after a failure. A failure here (SQLite may already have rolled back, for example after an

@@ -34,6 +34,10 @@ public final class Database {
     /// The statements ``cachedStatement(_:)`` prepared.
     var statementCache = StatementCache()
 
+    /// The handle a ``close()`` from caller code inside one of the connection's operations left for the engine to
+    /// release once that operation is over (at the next ``close()``, or when the connection is released).
+    private var deferredClose: OpaquePointer?
+
     /// The number of savepoints opened by ``transaction(_:_:)`` and ``savepoint(_:)`` that are still open.
     var savepointDepth = 0
 
@@ -58,8 +62,8 @@ public final class Database {
     /// Greater than zero while caller code runs that may run no SQL on this connection: a progress closure inside one
     /// of its steps (SQLite forbids touching a connection from inside its own step, and there the engine's defenses
     /// may be down: an export turns `writable_schema` on for its run), or an observer's event (sent from the middle
-    /// of the library's operations). Every statement is refused then (``requireNotInsideStep()``).
-    var userCodeInsideStep = 0 {
+    /// of the library's operations). Every statement is refused then (``requireNoSQLUserCode()``).
+    var noSQLUserCodeDepth = 0 {
         didSet { updateChecksCancellation() }
     }
 
@@ -67,8 +71,8 @@ public final class Database {
     let observation: ConnectionObservation?
 
     /// Throws ``SQLCipherError/Kind/misuse`` while caller code runs that may run no SQL on this connection.
-    func requireNotInsideStep() throws(SQLCipherError) {
-        guard userCodeInsideStep == 0 else {
+    func requireNoSQLUserCode() throws(SQLCipherError) {
+        guard noSQLUserCodeDepth == 0 else {
             throw .api(.misuse, "a progress callback or an observer may not run SQL on the connection whose operation "
                 + "is reporting: SQLite forbids using a connection from inside its own running statement, and an "
                 + "observer's events come from the middle of the library's operations. Use another connection, or run "
@@ -82,7 +86,7 @@ public final class Database {
     private(set) var checksCancellation = false
 
     private func updateChecksCancellation() {
-        checksCancellation = isCancelled != nil || userCodeInsideStep > 0 || observation != nil
+        checksCancellation = isCancelled != nil || noSQLUserCodeDepth > 0 || observation != nil
     }
 
     /// Throws ``SQLCipherError/Kind/interrupted`` when the task running on this connection was cancelled.
@@ -241,15 +245,44 @@ public final class Database {
 
     /// Closes the connection. Calling it again does nothing; any later use throws
     /// ``SQLCipherError/Kind/misuse``.
+    ///
+    /// Called from code the library runs in the middle of one of the connection's operations (an observer's event,
+    /// a progress closure), the connection is closed at once for every later call, the operation's included, which
+    /// then fails; the engine releases it once the operation is over (at the next `close()`, or when the connection
+    /// is released), never from inside the engine's own call.
     public func close() {
+        if let pending = deferredClose, sqlGuard.userCodeDepth == 0 {
+            deferredClose = nil
+            release(pending)
+        }
         guard let handle else { return }
         interruptHandle.invalidate()
-        statementCache.removeAll()
+        guard sqlGuard.userCodeDepth == 0 else {
+            // Found by an attacker: inside a busy wait of sqlite3_rekey_v2, where no statement keeps the connection
+            // as a zombie, sqlite3_close_v2 freed it under the rekey; and the statement cache may be mid-change.
+            deferredClose = handle
+            self.handle = nil
+            sqlGuard.handle = nil
+            return
+        }
+        release(handle)
+        self.handle = nil
+        sqlGuard.handle = nil
+    }
+
+    /// Finalizes the cached statements (detaching those held elsewhere), removes the observer's hooks and closes
+    /// `handle`.
+    private func release(_ handle: OpaquePointer) {
+        // Out of the cache before they are released: a statement finalized here may report to the observer, whose
+        // calls must not meet the cache mid-change (found by an attacker: an exclusivity trap).
+        var statements = StatementCache()
+        swap(&statements, &statementCache)
+        statements.removeAll()
         observation?.uninstall(from: handle)
         // _v2 defers the close until outstanding statements are finalized, so this never fails with BUSY.
         sqlite3_close_v2(handle)
-        self.handle = nil
-        sqlGuard.handle = nil
+        // A close the observer asked for while the statements were finalized is this one.
+        if deferredClose == handle { deferredClose = nil }
     }
 
     /// Whether ``close()`` has been called.

@@ -116,8 +116,9 @@ import CSQLCipher
     /// that after SQLite itself ended the transaction (`INSERT OR ROLLBACK`, `RAISE(ROLLBACK)`, a full disk) no later
     /// statement of the closure commits on its own.
     ///
-    /// Plain memory (`[0]` the number of scopes open, `[1]` whether the library controls a transaction now) that the
-    /// commit hook reads with no retain and no exclusivity check, as ``steppingCounter``: every transaction passes
+    /// Plain memory (`[0]` the number of scopes open, `[1]` whether the library controls a transaction now, `[2]`
+    /// whether the transaction ended under an open scope: ``transactionEndedUnderScope``) that the commit and
+    /// rollback hooks read with no retain and no exclusivity check, as ``steppingCounter``: every transaction passes
     /// through both, and a pool's `write` is one.
     let transactionState: UnsafeMutablePointer<Int>
     /// The savepoints SQL text began inside a library scope: the scope's depth, and the name in ASCII lower case.
@@ -138,6 +139,13 @@ import CSQLCipher
     /// Whether the library has a transaction scope open.
     var holdsTransaction: Bool { transactionState[0] > 0 }
 
+    /// Whether, since the outermost scope opened, a transaction was rolled back that the library did not roll back:
+    /// SQLite ended the transaction the scopes are in (`INSERT OR ROLLBACK`, `RAISE(ROLLBACK)`, a full disk, a
+    /// commit the commit hook refused). Any transaction open now was begun again after it (found by an attacker: a
+    /// `SAVEPOINT` of SQL text, or the library's cached `BEGIN` run by the caller), and the library commits none of
+    /// it (``Database/commitTransaction()``).
+    var transactionEndedUnderScope: Bool { transactionState[2] != 0 }
+
     /// Opens a transaction scope.
     func beginScope() {
         transactionState[0] += 1
@@ -151,6 +159,7 @@ import CSQLCipher
             userSavepoints.removeAll { $0.depth >= depth }
         }
         transactionState[0] -= 1
+        if transactionState[0] == 0 { transactionState[2] = 0 }
     }
 
     /// The commit hook (`sqlite3_commit_hook`, installed by ``Database/installSQLGuard(encrypted:)`` with
@@ -159,6 +168,13 @@ import CSQLCipher
     static let commitHook: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { state in
         guard let state = state?.assumingMemoryBound(to: Int.self) else { return 0 }
         return state[0] > 0 && state[1] == 0 ? 1 : 0
+    }
+
+    /// The rollback hook (`sqlite3_rollback_hook`, installed with ``commitHook``): a rollback the library does not
+    /// make while it holds a scope sets ``transactionEndedUnderScope``.
+    static let rollbackHook: @convention(c) (UnsafeMutableRawPointer?) -> Void = { state in
+        guard let state = state?.assumingMemoryBound(to: Int.self), state[0] > 0, state[1] == 0 else { return }
+        state[2] = 1
     }
     /// The prefix of the savepoints the library opens (``Database/savepoint(_:)``): SQL text may not release them
     /// or roll them back.
@@ -174,8 +190,8 @@ import CSQLCipher
     init(encrypted: Bool) {
         steppingCounter = .allocate(capacity: 1)
         steppingCounter.initialize(to: 0)
-        transactionState = .allocate(capacity: 2)
-        transactionState.initialize(repeating: 0, count: 2)
+        transactionState = .allocate(capacity: 3)
+        transactionState.initialize(repeating: 0, count: 3)
         self.encrypted = encrypted
         encryptedSchemas = encrypted ? ["main"] : []
     }

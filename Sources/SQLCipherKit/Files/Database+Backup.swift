@@ -146,13 +146,28 @@ extension Database {
             }
             let total = Double(max(1, sqlite3_backup_pagecount(backup)))
             // Reported as SQLite counts it: a restarted copy (which the snapshot rules out) would show as a drop.
-            if let progress { callingUserCode { progress(1 - Double(sqlite3_backup_remaining(backup)) / total) } }
+            if let progress {
+                callingUserCode { progress(1 - Double(sqlite3_backup_remaining(backup)) / total) }
+                try requireOpenAfterProgress()
+            }
         }
         finished = true
         let code = sqlite3_backup_finish(backup)
         guard code == SQLITE_OK else {
             throw SQLCipherError(code: code, connection: target, path: destination.path)
         }
-        if let progress { callingUserCode { progress(1) } }
+        if let progress {
+            callingUserCode { progress(1) }
+            try requireOpenAfterProgress()
+        }
+    }
+
+    /// Throws ``SQLCipherError/Kind/misuse`` when the progress closure closed this connection: the backup stops
+    /// there (SQLite would go on copying from the closed connection, kept until the copy ends), and nothing is
+    /// written.
+    private func requireOpenAfterProgress() throws(SQLCipherError) {
+        guard isClosed else { return }
+        throw .api(.misuse, "the connection was closed during its backup (by the progress closure): the backup "
+            + "stopped and nothing was written", path: path)
     }
 }

@@ -50,13 +50,13 @@ extension Database {
             return "does not begin with \(forms.map { $0.joined(separator: " ") }.joined(separator: " or "))"
         }
         // One statement: the first complete one (sqlite3_complete knows strings, comments and trigger bodies) must
-        // be the whole text, but for blanks and semicolons.
-        var prefix = ""
-        for (offset, character) in sql.enumerated() {
-            prefix.append(character)
-            guard character == ";", sqlite3_complete(prefix) == 1 else { continue }
-            let rest = sql.dropFirst(offset + 1)
-            if rest.contains(where: { !($0.isWhitespace || $0 == ";") }) {
+        // be the whole text, but for blanks and semicolons. By UTF-8 bytes, as SQLite reads it (found by an attacker:
+        // by `Character`, a semicolon followed by a combining mark was another character, and not seen).
+        let bytes = Array(sql.utf8)
+        let blanks: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0C, 0x0D, UInt8(ascii: ";")]
+        for offset in bytes.indices where bytes[offset] == UInt8(ascii: ";") {
+            guard sqlite3_complete(String(decoding: bytes[...offset], as: UTF8.self)) == 1 else { continue }
+            if bytes[(offset + 1)...].contains(where: { !blanks.contains($0) }) {
                 return "holds more than one statement"
             }
             break

@@ -40,7 +40,7 @@ extension Database {
         let db = try requireOpenHandle()
         // Not from an observer's event or inside a step (found by a reviewer): the rekey's own write transaction
         // would run in the middle of the connection's operation.
-        try requireNotInsideStep()
+        try requireNoSQLUserCode()
         guard !isInTransaction else {
             throw .api(.misuse, "rekey cannot run inside a transaction", path: path)
         }

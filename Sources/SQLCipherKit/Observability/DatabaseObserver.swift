@@ -29,7 +29,9 @@
 /// The connection's events run on the thread that runs its work, inside the statement or commit they report; a
 /// pool's writer waits and releases run where the caller waits for the writer (its task or thread). Each should
 /// return quickly and must not use the connection (or its pool): a statement it runs on the connection throws
-/// ``SQLCipherError/Kind/misuse``. Every method has an empty default.
+/// ``SQLCipherError/Kind/misuse``, and so does one it runs on a pool's writer or reader when told it got that
+/// connection (``writerAcquired(_:)``, ``readerAcquired(_:)``: the writer may be between a group's writes, its
+/// transaction open). Every method has an empty default.
 public protocol DatabaseObserver: Sendable {
     /// What ties an event to the caller's work (for tracing, the caller's `ServiceContext`), or nil.
     ///
@@ -37,7 +39,8 @@ public protocol DatabaseObserver: Sendable {
     /// pool's threads, and every event of that work carries the value (``StatementEvent/context``). Synchronous work
     /// calls it on its own thread: for a statement just before its first step (the library's own `ATTACH`: at its
     /// end), for other events when they happen. It must not use the connection either: SQL it tries there throws,
-    /// and a connection it closes fails the step. Default: nil.
+    /// and a connection it closes fails the step (closed at once for every later call; the engine releases it once
+    /// the operation is over). Default: nil.
     func currentContext() -> (any Sendable)?
 
     /// A statement finished: it ran to its end, failed, or was reset before its end.

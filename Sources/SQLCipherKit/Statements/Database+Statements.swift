@@ -24,9 +24,14 @@ extension Database {
         _ = try requireOpenHandle()
         // The library's own SQL, compiled past the guard, never enters the cache, where SQL text could find it.
         if sqlGuard.trustedFrame != nil { return try prepare(sql) }
-        return try statementCache.statement(for: sql) { (cached) throws(SQLCipherError) in
-            try Statement(database: self, sql: sql, cached: cached)
-        }
+        if let statement = statementCache.cached(sql) { return statement }
+        // Prepared outside the cache's access (found by an attacker): the compile may report a busy wait to the
+        // observer, whose calls must not meet the cache mid-change; a statement dropped for room is released after.
+        let (fits, dropped) = statementCache.makeRoom()
+        defer { withExtendedLifetime(dropped) {} }
+        let statement = try Statement(database: self, sql: sql, cached: fits)
+        if fits { statementCache.insert(statement, for: sql) }
+        return statement
     }
 
     /// Runs one SQL statement with `values` bound to its parameters in order, through the statement cache

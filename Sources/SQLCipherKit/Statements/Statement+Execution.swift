@@ -109,12 +109,17 @@ extension Statement {
     func checkedStep() throws(SQLCipherError) -> Bool {
         // Before `database` is touched: a cached statement held after its connection was released is detached.
         try requireOpen()
+        // Held until the step is over (found by an attacker): a cached statement does not retain its connection, and an
+        // observer's event (this step's end, a WAL commit or a busy wait inside it) may release the caller's last
+        // reference to it; the step would then use a freed connection.
+        let database = self.database
+        defer { withExtendedLifetime(database) {} }
         // The observer's context before the other checks (the caller's code, which must not use the connection): they
         // then see the connection as it left it, closed included.
         let observation = database.observation
         let context = observation?.startingContext(handle, first: !isStepped)
         try requireOpen()
-        try database.requireNotInsideStep()
+        try database.requireNoSQLUserCode()
         try database.checkCancellation()
         // A statement that controls transactions meets their rules as the library's scope is now, not as it was when
         // the statement was compiled.

@@ -137,7 +137,7 @@ public final class Statement {
     private static func compile(_ sql: Substring, database: Database) throws(SQLCipherError)
         -> (handle: OpaquePointer?, consumed: Int) {
         let db = try database.requireOpenHandle()
-        try database.requireNotInsideStep()
+        try database.requireNoSQLUserCode()
         var statement: OpaquePointer?
         var consumed = 0
         let text = String(sql)

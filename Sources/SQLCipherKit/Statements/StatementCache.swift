@@ -18,34 +18,38 @@ struct StatementCache {
     /// The number of statements in the cache.
     var count: Int { entries.count }
 
-    /// The cached statement for `sql`, prepared with `prepare` the first time. When the cache is full and every
-    /// statement in it is held elsewhere, the new statement is returned without being cached.
-    mutating func statement(for sql: String, prepare: (_ cached: Bool) throws(SQLCipherError) -> Statement)
-        throws(SQLCipherError) -> Statement {
+    /// The cached statement for `sql`, or nil.
+    mutating func cached(_ sql: String) -> Statement? {
         clock &+= 1
-        if let index = entries.index(forKey: sql) {
-            entries.values[index].lastUse = clock
-            return entries.values[index].statement
-        }
-        if entries.count >= StatementCache.capacity && !evictOne() {
-            return try prepare(false)
-        }
-        let statement = try prepare(true)
-        entries[sql] = Entry(statement: statement, lastUse: clock)
-        return statement
+        guard let index = entries.index(forKey: sql) else { return nil }
+        entries.values[index].lastUse = clock
+        return entries.values[index].statement
     }
 
-    /// Drops the least recently used statement that only the cache holds; false when there is none.
-    private mutating func evictOne() -> Bool {
+    /// Makes room for one more statement: false when the cache is full and every statement in it is held elsewhere
+    /// (the new one is then not cached). A statement dropped for it is returned, to be released outside the cache's
+    /// access (its finalization may report to the connection's observer).
+    mutating func makeRoom() -> (fits: Bool, dropped: Statement?) {
+        guard entries.count >= StatementCache.capacity else { return (true, nil) }
+        let dropped = evictOne()
+        return (dropped != nil, dropped)
+    }
+
+    /// Caches `statement` for `sql` (after ``makeRoom()``).
+    mutating func insert(_ statement: Statement, for sql: String) {
+        entries[sql] = Entry(statement: statement, lastUse: clock)
+    }
+
+    /// Removes the least recently used statement that only the cache holds and returns it; nil when there is none.
+    private mutating func evictOne() -> Statement? {
         var victim: (key: String, lastUse: UInt64)?
         for key in entries.keys {
             guard isKnownUniquelyReferenced(&entries[key]!.statement) else { continue }
             let lastUse = entries[key]!.lastUse
             if victim == nil || lastUse < victim!.lastUse { victim = (key, lastUse) }
         }
-        guard let victim else { return false }
-        entries[victim.key] = nil
-        return true
+        guard let victim else { return nil }
+        return entries.removeValue(forKey: victim.key)?.statement
     }
 
     /// Drops every statement, detaching those still held elsewhere from the connection.

@@ -93,6 +93,37 @@ struct GroupCommitTests {
         return (text ?? "").split(separator: ",").compactMap { Int($0) }
     }
 
+    @Test("a write that ends the group's transaction (INSERT OR ROLLBACK, caught) and begins another (SAVEPOINT, or the library's cached BEGIN) commits nothing (found by an attacker): no write is reported committed without its row, none reported failed with it",
+          arguments: ["SAVEPOINT y", "BEGIN IMMEDIATE TRANSACTION"])
+    func groupEndedAndBegunAgain(restart: String) async throws {
+        let folder = try TemporaryDirectory()
+        let pool = try pool(folder)
+        defer { pool.close() }
+        try await pool.write { db in try db.execute("INSERT INTO t VALUES (0)") }
+        let (release, session) = try await holdWriter(pool)
+        let a = Task { try await pool.write { db in try db.execute("INSERT INTO t VALUES (1)") } }
+        try await waitForQueued(pool, 1)
+        let b = Task {
+            try await pool.write { db in
+                #expect(thrownError { try db.execute("INSERT OR ROLLBACK INTO t VALUES (0)") }?.kind == .constraint)
+                // The library's cached BEGIN, through the cache (no transaction control recorded for it), or SQL text.
+                if restart.hasPrefix("BEGIN") { try db.cachedStatement(restart).execute() } else { try db.execute(restart) }
+                try db.execute("INSERT INTO t VALUES (2)")
+            }
+        }
+        try await waitForQueued(pool, 2)
+        release()
+        try await session.value
+        let committedA = (try? await a.value) != nil, committedB = (try? await b.value) != nil
+        let rows = try await values(pool)
+        #expect(committedA == rows.contains(1), "A reported committed: \(committedA); rows \(rows)")
+        #expect(committedB == rows.contains(2), "B reported committed: \(committedB); rows \(rows)")
+        #expect(!committedB && rows == [0], "\(rows)")
+        // The pool's writer is usable again.
+        try await pool.write { db in try db.execute("INSERT INTO t VALUES (3)") }
+        #expect(try await values(pool) == [0, 3])
+    }
+
     @Test("50 writes that wait together share one commit; each returns its own result after it")
     func waitingWritesShareOneCommit() async throws {
         let folder = try TemporaryDirectory()

@@ -180,9 +180,12 @@ struct DatabaseTransactionTests {
         #expect(try values(database) == [2])
     }
 
-    @Test("a statement prepared before the library's scope opened meets the rules at its step, not at its compile (found by an attacker), and a savepoint counts once it ran: RELEASE, ROLLBACK and COMMIT prepared outside, and RELEASE of a savepoint never run or already released, are refused inside; control: the same statements run outside")
-    func rulesHoldAtTheStep() throws {
-        let database = try database()
+    @Test("a statement prepared before the library's scope opened meets the rules at its step, not at its compile (found by an attacker), and a savepoint counts once it ran: RELEASE, ROLLBACK and COMMIT prepared outside, and RELEASE of a savepoint never run or already released, are refused inside; control: the same statements run outside", arguments: CipherConfiguration.all)
+    func rulesHoldAtTheStep(_ configuration: CipherConfiguration) throws {
+        let folder = try TemporaryDirectory()
+        let database = try Database(path: folder.file("rules.db"), key: configuration.makeKey(),
+                                    configuration: configuration.database())
+        try database.execute("CREATE TABLE t(a)")
         let release = try database.prepare("RELEASE u")
         let rollback = try database.prepare("ROLLBACK")
         let commit = try database.cachedStatement("COMMIT")
@@ -240,6 +243,49 @@ struct DatabaseTransactionTests {
         try database.execute("BEGIN")
         try rollback.execute()
         #expect(!database.isInTransaction)
+        // By effect, on disk: the file opens with its key and holds none of the refused scopes' rows.
+        database.close()
+        let reopened = try Database(path: folder.file("rules.db"), key: configuration.makeKey(),
+                                    configuration: configuration.database())
+        #expect(try values(reopened) == [])
+    }
+
+    @Test("after SQLite ends the library's transaction (INSERT OR ROLLBACK, caught), a transaction begun again inside its scope (SAVEPOINT of SQL text, the library's cached BEGIN) is rolled back, not committed as if whole (found by an attacker); control: without the restart the same closure fails as before", arguments: CipherConfiguration.all)
+    func transactionBegunAgain(_ configuration: CipherConfiguration) throws {
+        let folder = try TemporaryDirectory()
+        let database = try Database(path: folder.file("again.db"), key: configuration.makeKey(),
+                                    configuration: configuration.database())
+        try database.execute("CREATE TABLE t(a UNIQUE); INSERT INTO t VALUES (0)")
+        try database.transaction(.immediate) {}  // the library's BEGIN IMMEDIATE, now in the cache
+        let scopes: [(String, (() throws -> Void) throws -> Void)] = [
+            ("transaction", { body in try database.transaction(.immediate) { try body() } }),
+            ("savepoint", { body in try database.savepoint { try body() } }),
+        ]
+        for (scope, run) in scopes {
+            for restart in ["SAVEPOINT y", "BEGIN IMMEDIATE TRANSACTION", nil] as [String?] {
+                let label = "\(scope), \(restart ?? "no restart")"
+                let error = thrownError {
+                    try run {
+                        try database.execute("INSERT INTO t VALUES (1)")
+                        _ = thrownError { try database.execute("INSERT OR ROLLBACK INTO t VALUES (0)") }
+                        if let restart {
+                            if restart.hasPrefix("BEGIN") {
+                                try database.cachedStatement(restart).execute()
+                            } else {
+                                try database.execute(restart)
+                            }
+                            try database.execute("INSERT INTO t VALUES (2)")
+                        }
+                    }
+                }
+                #expect(error?.kind == .misuse, "\(label): \(String(describing: error))")
+                #expect(!database.isInTransaction, "\(label): a transaction was left open")
+                #expect(try values(database) == [0], "\(label)")
+            }
+        }
+        database.close()
+        #expect(try values(Database(path: folder.file("again.db"), key: configuration.makeKey(),
+                                    configuration: configuration.database())) == [0])
     }
 
     @Test("The library's ATTACH works right after a VACUUM INTO (the limit VACUUM raised is not taken for it)")

@@ -256,6 +256,22 @@ struct SQLRoutesTests {
             type: "trigger", sql: "CREATE TRIGGER x AFTER INSERT ON t BEGIN SELECT 1; SELECT 2; END") == nil)
         #expect(Database.schemaRowProblem(type: "index", sql: nil) == nil)
         #expect(Database.schemaRowProblem(type: "table", sql: nil) != nil)
+        // A semicolon followed by a combining mark is still a semicolon to SQLite (found by an attacker).
+        #expect(Database.schemaRowProblem(type: "table", sql: "CREATE TABLE t(a);\u{301} ATTACH 'x' AS y") != nil)
+    }
+
+    @Test("A schema name with a quote followed by a combining mark is quoted as SQLite reads it (found by an attacker): the library's ATTACH and DETACH take it whole, under every cipher configuration",
+          arguments: CipherConfiguration.all)
+    func quotedNameWithCombiningMark(_ configuration: CipherConfiguration) throws {
+        let folder = try TemporaryDirectory()
+        let db = try Database(path: folder.file("main.db"), key: configuration.makeKey(),
+                              configuration: configuration.database())
+        let name = "a\"\u{301}b"
+        try db.attach(folder.file("other.db"), as: name, key: configuration.makeKey(0x22))
+        #expect(try db.fetchAll("PRAGMA database_list").map { try $0.get(1) as String }.contains(name))
+        try db.detach(name)
+        #expect(!(try db.fetchAll("PRAGMA database_list").map { try $0.get(1) as String }.contains(name)))
+        #expect(name.quotedIdentifier.unicodeScalars.filter { $0 == "\"" }.count == 4)
     }
 
     // MARK: Routes

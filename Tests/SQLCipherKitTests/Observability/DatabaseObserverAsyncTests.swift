@@ -1,6 +1,7 @@
 import Foundation
 import ProcessTestSupport
 import SQLCipherKit
+import Synchronization
 import Testing
 
 /// What a ``DatabaseObserver`` sees of a pool's and a queue's `async` calls: waits, readers in use, and the caller's
@@ -154,6 +155,59 @@ struct DatabaseObserverAsyncTests {
         return (releasing, session)
     }
 
+    @Test("an observer may run no SQL on a pool's connection when told it got it (found by a reviewer): the writer between a group's entries, its transaction open, and before a synchronous write, a reader before its read; refused, nothing of it written; control: the connections it holds run SQL outside an event",
+          arguments: [true, false])
+    func writerEventRunsNoSQL(groupCommit: Bool) async throws {
+        let folder = try TemporaryDirectory()
+        let spy = WriterEventSpy()
+        let pool = try DatabasePool(path: folder.file("s.db"), key: try Key.rawKey(hex: Array(randomKeyHex().utf8)),
+                                    configuration: .init(readerCount: 1, database: .init(observer: spy),
+                                                         groupCommit: groupCommit ? .default : .off))
+        try Self.blockingWrite(pool, creating: true, holding: spy)
+        let held = try await pool.read { reader in
+            spy.reader.withLock { $0 = Unowned(reader) }
+            return try spy.count()
+        }
+        #expect(held == 0, "the control: the reader the spy holds runs SQL")
+        let (releasing, session) = await Self.holdingWriter(pool)
+        defer { releasing.yield() }
+        spy.armed.withLock { $0 = true }
+        // Three writes that wait together: with group commit, one group, whose second and third entries get the
+        // writer with its transaction open.
+        let tasks = (1...3).map { (value: Int) in
+            Task { try await pool.write { db in try db.execute("INSERT INTO t VALUES (?)", [value]) } }
+        }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while spy.pendingWrites < 3, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        releasing.yield()
+        try await session.value
+        for task in tasks { try await task.value }
+        try Self.blockingWrite(pool, creating: false, holding: spy)
+        // The pool's one reader, which the spy holds from an earlier read.
+        _ = try await pool.read { db in try db.scalar(Int.self, "SELECT 1") }
+        spy.armed.withLock { $0 = false }
+        let errors = spy.errors.withLock { $0 }
+        #expect(errors.count == 5 && errors.allSatisfy { $0?.kind == .misuse }, "\(errors)")
+        #expect(try await pool.read { db in try db.scalar(Int.self, "SELECT count(*) FROM t WHERE x = 'spy'") } == 0)
+        #expect(try await pool.read { db in try db.scalar(Int.self, "SELECT count(*) FROM t") } == 4)
+        pool.close()
+    }
+
+    /// A synchronous write of the pool that hands the spy its writer (`creating`: the table's) or inserts -1.
+    static func blockingWrite(_ pool: DatabasePool, creating: Bool, holding spy: WriterEventSpy) throws {
+        try pool.write { db in
+            if creating {
+                try db.execute("CREATE TABLE t(x)")
+                spy.writer.withLock { $0 = Unowned(db) }
+                // Control: the writer the spy holds runs SQL outside an event.
+                try spy.insert()
+                try db.execute("DELETE FROM t")
+            } else {
+                try db.execute("INSERT INTO t VALUES (-1)")
+            }
+        }
+    }
+
     @Test("a queue's async calls carry the caller's context too")
     func queue() async throws {
         let folder = try TemporaryDirectory()
@@ -168,4 +222,51 @@ struct DatabaseObserverAsyncTests {
         #expect(create.count == 1 && create.first?.context as? String == "queued")
         #expect(recorder.transactions.count == 1 && recorder.transactions.first?.context as? String == "queued")
     }
+}
+
+/// An observer that breaks its contract: it runs SQL on the pool's writer, which it holds from a write, when told a
+/// write got the writer.
+final class WriterEventSpy: DatabaseObserver {
+    let writer = Mutex<Unowned?>(nil)
+    let reader = Mutex<Unowned?>(nil)
+    let armed = Mutex(false)
+    let errors = Mutex<[SQLCipherError?]>([])
+    /// The newest figure of the writes waiting (by sequence number), and its number.
+    private let newest = Mutex((sequence: UInt64(0), depth: 0))
+
+    var pendingWrites: Int { newest.withLock { $0.depth } }
+
+    func writerQueueChanged(_ event: PoolQueueEvent) {
+        newest.withLock { if event.sequence >= $0.sequence { $0 = (event.sequence, event.queueDepth) } }
+    }
+
+    func writerAcquired(_ event: PoolWaitEvent) {
+        guard armed.withLock({ $0 }) else { return }
+        let error = thrownError { try insert() }
+        errors.withLock { $0.append(error) }
+    }
+
+    func readerAcquired(_ event: PoolWaitEvent) {
+        guard armed.withLock({ $0 }) else { return }
+        let error = thrownError { try count() }
+        errors.withLock { $0.append(error) }
+    }
+
+    /// The rows of `t`, through the reader it holds.
+    func count() throws -> Int? {
+        guard let database = reader.withLock({ $0?.database }) else { return nil }
+        return try database.scalar(Int.self, "SELECT count(*) FROM t")
+    }
+
+    /// Inserts 'spy' through the writer it holds.
+    func insert() throws {
+        guard let database = writer.withLock({ $0?.database }) else { return }
+        try database.execute("INSERT INTO t VALUES ('spy')")
+    }
+}
+
+/// The pool's writer, held without keeping it (the pool owns it).
+struct Unowned: @unchecked Sendable {
+    unowned let database: Database
+    init(_ database: Database) { self.database = database }
 }

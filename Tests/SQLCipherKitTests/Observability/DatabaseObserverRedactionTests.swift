@@ -146,15 +146,15 @@ struct DatabaseObserverRedactionTests {
         }
     }
 
-    @Test("an observer may run no SQL on its connection (it must not): in the library's ATTACH a key pragma and a failure naming a key are refused, change nothing and keep no text; control: the same failure outside an event keeps its text")
-    func observerSQLIsRefused() throws {
+    @Test("an observer may run no SQL on its connection (it must not): in the library's ATTACH a key pragma and a failure naming a key are refused, change nothing and keep no text; control: the same failure outside an event keeps its text", arguments: CipherConfiguration.all)
+    func observerSQLIsRefused(_ configuration: CipherConfiguration) throws {
         let folder = try TemporaryDirectory()
-        let (spy, db) = try SQLRunningObserver.observing(folder.file("spy.db"), passphrase: "spy-passphrase")
+        let (spy, db) = try SQLRunningObserver.observing(folder.file("spy.db"), configuration)
         try db.execute("CREATE TABLE t(x)")
         // Inside the library's ATTACH (its own SQL, past the guard), when the ATTACH statement's event arrives.
         spy.arm(on: "ATTACH", running: ["PRAGMA rekey = '\(SQLRunningObserver.secret)'",
                                         "SELECT 'key=\(SQLRunningObserver.secret)' FROM no_such_table"])
-        try db.attach(folder.file("other.db"), as: "other", key: .passphrase("other-passphrase"))
+        try db.attach(folder.file("other.db"), as: "other", key: configuration.makeKey(0x22))
         let inside = spy.takeErrors()
         #expect(inside.count == 2 && inside.allSatisfy { $0?.kind == .misuse && $0?.sql == nil }, "\(inside)")
         #expect(!"\(inside)".contains(SQLRunningObserver.secret))
@@ -167,15 +167,15 @@ struct DatabaseObserverRedactionTests {
         #expect(thrownError { try db.execute("SELECT spy_marker_7f3a FROM no_such_table") }?.sql
                     == "SELECT spy_marker_7f3a FROM no_such_table")
         db.close()
-        // The refused rekey changed nothing: the database opens with its passphrase.
-        #expect(try Database(path: folder.file("spy.db"), key: .passphrase("spy-passphrase"))
+        // The refused rekey changed nothing: the database opens with its key.
+        #expect(try SQLRunningObserver.reopen(folder.file("spy.db"), configuration)
                     .scalar(Int.self, "SELECT count(*) FROM t") == 0)
     }
 
-    @Test("an observer that uses its connection when the library begins or commits, or when asked for a context (found by a reviewer): refused, a failed statement is still reported failed, and a connection it closes fails the step")
-    func observerUsingTheConnection() throws {
+    @Test("an observer that uses its connection when the library begins or commits, or when asked for a context (found by a reviewer): refused, a failed statement is still reported failed, and a connection it closes fails the step", arguments: CipherConfiguration.all)
+    func observerUsingTheConnection(_ configuration: CipherConfiguration) throws {
         let folder = try TemporaryDirectory()
-        let (spy, db) = try SQLRunningObserver.observing(folder.file("use.db"), passphrase: "use-passphrase")
+        let (spy, db) = try SQLRunningObserver.observing(folder.file("use.db"), configuration)
         try db.execute("CREATE TABLE t(x UNIQUE); INSERT INTO t VALUES (0)")
         // At the event of the library's SAVEPOINT inside its transaction: the spy's ROLLBACK would end the
         // transaction under the library; refused, and the transaction commits.
@@ -205,14 +205,14 @@ struct DatabaseObserverRedactionTests {
         spy.armContext(closing: true)
         #expect(thrownError { try db.execute("INSERT INTO t VALUES (4)") }?.kind == .misuse)
         #expect(db.isClosed)
-        #expect(try Database(path: folder.file("use.db"), key: .passphrase("use-passphrase"))
+        #expect(try SQLRunningObserver.reopen(folder.file("use.db"), configuration)
                     .scalar(Int.self, "SELECT count(*) FROM t") == 3)
     }
 
-    @Test("an observer's SQL inside the library's operations (found by attackers): the export's target, attached unkeyed until the library keys it, is out of its reach; a caller's savepoint cannot release the library's; SQL it tries whenever asked for a context does not ask again")
-    func observerInsideTheLibrarysOperations() throws {
+    @Test("an observer's SQL inside the library's operations (found by attackers): the export's target, attached unkeyed until the library keys it, is out of its reach; a caller's savepoint cannot release the library's; SQL it tries whenever asked for a context does not ask again; no file holds the marker", arguments: CipherConfiguration.all)
+    func observerInsideTheLibrarysOperations(_ configuration: CipherConfiguration) throws {
         let folder = try TemporaryDirectory()
-        let (spy, db) = try SQLRunningObserver.observing(folder.file("in.db"), passphrase: "in-passphrase")
+        let (spy, db) = try SQLRunningObserver.observing(folder.file("in.db"), configuration)
         let marker = "plaintext-marker-\(UUID().uuidString)"
         try db.execute("CREATE TABLE t(x)")
         try db.execute("INSERT INTO t VALUES (?)", [marker])
@@ -220,13 +220,13 @@ struct DatabaseObserverRedactionTests {
         // and `journal_mode` (no schema named) would write its header in plaintext.
         spy.arm(on: "ATTACH", running: ["CREATE TABLE sqlcipherkit_export.leak AS SELECT * FROM main.t",
                                         "PRAGMA journal_mode = DELETE"])
-        let exportKey = try Key.rawKey(hex: Array(randomKeyHex().utf8))
-        try db.export(to: folder.file("export.db"), key: exportKey)
+        let exportKey = try configuration.makeKey(0x33)
+        try db.export(to: folder.file("export.db"), key: exportKey, cipher: configuration.cipher)
         let atAttach = spy.takeErrors()
         #expect(atAttach.count == 2 && atAttach.allSatisfy { $0?.kind == .misuse }, "not refused: \(atAttach)")
         let exported = try Data(contentsOf: URL(fileURLWithPath: folder.file("export.db")))
         #expect(exported.range(of: Data(marker.utf8)) == nil, "the marker is in the export's file in plaintext")
-        #expect(try Database(path: folder.file("export.db"), key: exportKey)
+        #expect(try SQLRunningObserver.reopen(folder.file("export.db"), configuration, key: exportKey)
                     .scalar(Int.self, "SELECT count(*) FROM sqlite_schema WHERE name = 'leak'") == 0)
         // At the event of the library's SAVEPOINT, before its scope opens: the caller's savepoint `u` would release
         // it, and the insert it should roll back would be committed.
@@ -253,17 +253,71 @@ struct DatabaseObserverRedactionTests {
         let asked = spy.takeErrors()
         // Once before each statement, and once more at the commit's write-ahead-log event: each refused.
         #expect(asked.count >= 2 && asked.allSatisfy { $0?.kind == .misuse }, "\(asked)")
+        // By effect: no file holds the marker but the one the caller asked for in plaintext through the typed API
+        // (the scan's control, in the same run).
+        #expect(try db.scalar(Int.self, "SELECT count(*) FROM t WHERE x = ?", [marker]) == 1)
+        try db.attachUnencrypted(folder.file("plain.db"), as: "plain")
+        try db.execute("CREATE TABLE plain.c AS SELECT * FROM main.t")
+        try db.detach("plain")
+        db.close()
+        let holders = try FileScan.files(under: folder.path, openIn: getpid()).filter { data($0.1, contains: marker) }
+        #expect(holders.map(\.0) == [folder.file("plain.db")], "plaintext under \(configuration.name): \(holders.map(\.0))")
     }
 
-    @Test("an export's last progress call, which may run SQL under the whole guard, may not use the library's schema nor detach a schema named by an expression (found by an attacker); control: its own SQL runs")
-    func exportsLastProgressCall() throws {
+    @Test("a connection closed from a callback inside the library's operations (an export's and a backup's progress, an observer's event at the export's ATTACH, at the library's SAVEPOINT): the operation fails with misuse, nothing is left at its target, the file opens with its key and holds its rows; the sanitized suites run it on the ASan+UBSan engine", arguments: CipherConfiguration.all)
+    func closedFromACallback(_ configuration: CipherConfiguration) throws {
         let folder = try TemporaryDirectory()
-        let db = try Database(path: folder.file("p.db"), key: .passphrase("progress-passphrase"))
+        // Rows enough for the export's progress to be called during its copy, and the backup's after a step.
+        let (_, source) = try SQLRunningObserver.observing(folder.file("source.db"), configuration)
+        try source.execute("CREATE TABLE t(x); WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c "
+            + "WHERE i < 6000) INSERT INTO t SELECT randomblob(400) FROM c")
+        source.close()
+        let cases: [(String, (SQLRunningObserver, Database, String) throws -> Void)] = [
+            ("export's progress", { _, db, target in
+                try db.export(to: target, key: configuration.makeKey(0x33), cipher: configuration.cipher) { _ in
+                    db.close()
+                }
+            }),
+            ("backup's progress", { _, db, target in
+                try db.backup(to: target, key: configuration.makeKey(0x33)) { _ in db.close() }
+            }),
+            ("event at the export's ATTACH", { spy, db, target in
+                spy.armClose(on: "ATTACH")
+                try db.export(to: target, key: configuration.makeKey(0x33), cipher: configuration.cipher)
+            }),
+            ("event at the library's SAVEPOINT", { spy, db, _ in
+                spy.armClose(on: "SAVEPOINT")
+                try db.transaction { try db.savepoint { try db.execute("DELETE FROM t") } }
+            }),
+        ]
+        for (name, operation) in cases {
+            let path = folder.file("\(cases.firstIndex { $0.0 == name }!).db")
+            try FileManager.default.copyItem(atPath: folder.file("source.db"), toPath: path)
+            let spy = SQLRunningObserver()
+            var settings = configuration.database()
+            settings.observer = spy
+            let db = try Database(path: path, key: configuration.makeKey(), configuration: settings)
+            spy.database = db
+            let target = path + "-copy.db"
+            let error = thrownError { try operation(spy, db, target) }
+            #expect(db.isClosed, "\(name): not closed")
+            #expect(error?.kind == .misuse, "\(name): \(String(describing: error))")
+            #expect(!FileManager.default.fileExists(atPath: target), "\(name): the target was left")
+            #expect(try SQLRunningObserver.reopen(path, configuration).scalar(Int.self, "SELECT count(*) FROM t") == 6000,
+                    "\(name)")
+        }
+    }
+
+    @Test("an export's last progress call, which may run SQL under the whole guard, may not use the library's schema nor detach a schema named by an expression (found by an attacker); control: its own SQL runs", arguments: CipherConfiguration.all)
+    func exportsLastProgressCall(_ configuration: CipherConfiguration) throws {
+        let folder = try TemporaryDirectory()
+        let db = try Database(path: folder.file("p.db"), key: configuration.makeKey(),
+                              configuration: configuration.database())
         try db.execute("CREATE TABLE t(x); INSERT INTO t VALUES (1)")
         var errors: [SQLCipherError?] = []
         var count: Int?
-        let exportKey = try Key.rawKey(hex: Array(randomKeyHex().utf8))
-        try db.export(to: folder.file("export.db"), key: exportKey) { value in
+        let exportKey = try configuration.makeKey(0x33)
+        try db.export(to: folder.file("export.db"), key: exportKey, cipher: configuration.cipher) { value in
             guard value == 1 else { return }
             errors.append(thrownError { try db.execute("CREATE TABLE sqlcipherkit_export.extra(y)") })
             errors.append(thrownError { try db.execute("DETACH 'sqlcipherkit_' || 'export'") })
@@ -271,7 +325,7 @@ struct DatabaseObserverRedactionTests {
         }
         #expect(errors.count == 2 && errors.allSatisfy { $0?.kind == .misuse }, "\(errors)")
         #expect(count == 1, "the control: the closure's own SQL did not run")
-        #expect(try Database(path: folder.file("export.db"), key: exportKey)
+        #expect(try SQLRunningObserver.reopen(folder.file("export.db"), configuration, key: exportKey)
                     .scalar(Int.self, "SELECT count(*) FROM sqlite_schema WHERE name = 'extra'") == 0)
     }
 }
@@ -283,12 +337,20 @@ final class SQLRunningObserver: DatabaseObserver, @unchecked Sendable {
     /// The connection it misuses, held weakly (the connection holds its observer).
     weak var database: Database?
 
-    /// A spy observing a new database at `path` keyed with `passphrase`, and that database.
-    static func observing(_ path: String, passphrase: String) throws -> (SQLRunningObserver, Database) {
+    /// A spy observing a new database at `path` under `configuration` (with its key), and that database.
+    static func observing(_ path: String, _ configuration: CipherConfiguration) throws -> (SQLRunningObserver, Database) {
         let spy = SQLRunningObserver()
-        let db = try Database(path: path, key: .passphrase(passphrase), configuration: .init(observer: spy))
+        var settings = configuration.database()
+        settings.observer = spy
+        let db = try Database(path: path, key: configuration.makeKey(), configuration: settings)
         spy.database = db
         return (spy, db)
+    }
+
+    /// The database at `path` opened again under `configuration`, with `key` (by default the one ``observing(_:_:)``
+    /// keyed it with).
+    static func reopen(_ path: String, _ configuration: CipherConfiguration, key: Key? = nil) throws -> Database {
+        try Database(path: path, key: key ?? configuration.makeKey(), configuration: configuration.database())
     }
     private var trigger: String?
     private var armedStatements: [String] = []
@@ -350,8 +412,19 @@ final class SQLRunningObserver: DatabaseObserver, @unchecked Sendable {
 
     private var rekeyTrigger: String?
 
+    /// Closes the connection at the next event of a statement beginning with `prefix`.
+    func armClose(on prefix: String) {
+        closeTrigger = prefix
+    }
+
+    private var closeTrigger: String?
+
     func statementFinished(_ event: StatementEvent) {
         statements.append(event)
+        if let closeTrigger, event.sql.hasPrefix(closeTrigger), let database {
+            self.closeTrigger = nil
+            database.close()
+        }
         if let rekeyTrigger, event.sql.hasPrefix(rekeyTrigger), let database {
             self.rekeyTrigger = nil
             errors.append(thrownError { try database.rekey(to: .passphrase("spy-rekey")) })

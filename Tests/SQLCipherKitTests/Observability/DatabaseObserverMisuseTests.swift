@@ -1,0 +1,162 @@
+import Foundation
+import ProcessTestSupport
+import Synchronization
+import Testing
+@testable import SQLCipherKit
+
+/// An observer that breaks its contract from inside the engine's own calls: it releases the caller's last reference
+/// to its connection, closes it, or runs SQL on it, at a step's end, a WAL commit, or a busy wait (inside a compile,
+/// inside `sqlite3_rekey_v2`), or as a cached statement is finalized. Each was found by an attacker to crash the
+/// process (a freed connection used, an exclusivity trap); each now ends in a typed error or in nothing at all, and
+/// the file opens with its key holding its rows. The sanitized suites run these on the ASan+UBSan engine.
+@Suite("DatabaseObserver: an observer releasing, closing or using its connection from inside the engine")
+struct DatabaseObserverMisuseTests {
+    @Test("the caller's last reference released at a failed cached statement's end, or at a WAL commit inside its step: the step ends without touching a freed connection; the statement then throws misuse",
+          arguments: CipherConfiguration.all)
+    func releasedInsideTheStep(_ configuration: CipherConfiguration) throws {
+        let folder = try TemporaryDirectory()
+        for releaseAt in ["failure", "WAL commit"] {
+            let path = folder.file("\(releaseAt).db")
+            let holder = Holder()
+            let observer = MisusingObserver()
+            var settings = configuration.database()
+            settings.observer = observer
+            holder.database = try Database(path: path, key: configuration.makeKey(), configuration: settings)
+            try holder.database?.execute("PRAGMA journal_mode = WAL")
+            try holder.database?.execute("CREATE TABLE t(x UNIQUE); INSERT INTO t VALUES (1)")
+            let statement = try #require(try holder.database?.cachedStatement("INSERT INTO t VALUES (1)"))
+            let retry = try #require(try holder.database?.cachedStatement("INSERT INTO t VALUES (2)"))
+            observer.action.withLock { $0 = releaseAt == "failure" ? .releaseAtFailure(holder) : .releaseAtWAL(holder) }
+            let error = thrownError { try (releaseAt == "failure" ? statement : retry).execute() }
+            #expect(holder.database == nil, "\(releaseAt): the observer did not release the connection")
+            #expect(error?.kind == (releaseAt == "failure" ? .constraint : nil), "\(releaseAt): \(String(describing: error))")
+            // The statement outlived its connection: detached, it throws.
+            #expect(thrownError { try statement.execute() }?.kind == .misuse, "\(releaseAt)")
+            let reopened = try Database(path: path, key: configuration.makeKey(), configuration: configuration.database())
+            #expect(try reopened.scalar(Int.self, "SELECT count(*) FROM t") == (releaseAt == "failure" ? 1 : 2))
+        }
+    }
+
+    @Test("the connection closed at a busy wait inside sqlite3_rekey_v2 (no statement keeps it alive there): the rekey ends with a typed error and the file opens with one of its keys, holding its row",
+          arguments: CipherConfiguration.all)
+    func closedInsideRekey(_ configuration: CipherConfiguration) throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("r.db")
+        let observer = MisusingObserver()
+        var settings = configuration.database()
+        settings.observer = observer
+        settings.busyTimeout = .milliseconds(200)
+        let db = try Database(path: path, key: configuration.makeKey(), configuration: settings)
+        observer.database.withLock { $0 = Unowned(db) }
+        try db.execute("CREATE TABLE t(x); INSERT INTO t VALUES ('row')")
+        let other = try Database(path: path, key: configuration.makeKey(), configuration: configuration.database())
+        try other.execute("BEGIN IMMEDIATE")
+        observer.action.withLock { $0 = .closeAtBusy }
+        let newKey = try configuration.makeKey(0x44)
+        let error = thrownError { try db.rekey(to: newKey) }
+        #expect(db.isClosed)
+        #expect(error?.kind == .busy || error?.kind == .misuse, "\(String(describing: error))")
+        #expect(observer.action.withLock { $0 } == nil, "the observer was never told of a busy wait")
+        try other.execute("ROLLBACK")
+        other.close()
+        let counts = [try configuration.makeKey(), newKey].map { key in
+            try? Database(path: path, key: key, configuration: configuration.database(mode: .readOnly))
+                .scalar(Int.self, "SELECT count(*) FROM t")
+        }
+        #expect(counts.contains(1), "\(counts)")
+    }
+
+    @Test("at a busy wait inside a cached statement's compile, the observer runs SQL (refused: misuse) or closes the connection (the compile then fails): no exclusivity trap in the statement cache",
+          arguments: CipherConfiguration.all)
+    func busyInsideTheCachesCompile(_ configuration: CipherConfiguration) throws {
+        let folder = try TemporaryDirectory()
+        for closing in [false, true] {
+            let path = folder.file("b-\(closing).db")
+            let observer = MisusingObserver()
+            var settings = configuration.database()
+            settings.observer = observer
+            settings.busyTimeout = .milliseconds(200)
+            let db = try Database(path: path, key: configuration.makeKey(), configuration: settings)
+            observer.database.withLock { $0 = Unowned(db) }
+            try db.execute("CREATE TABLE t(x)")
+            // A rolled-back schema change unloads the schema: the next compile reads it again, and waits for the lock.
+            try db.execute("BEGIN; CREATE TABLE z(x); ROLLBACK")
+            let other = try Database(path: path, key: configuration.makeKey(), configuration: configuration.database())
+            try other.execute("BEGIN EXCLUSIVE; INSERT INTO t VALUES (1)")
+            observer.action.withLock { $0 = closing ? .closeAtBusy : .sqlAtBusy }
+            let error = thrownError { try db.cachedStatement("SELECT * FROM t") }
+            #expect(error?.kind == .busy || (closing && error?.kind == .misuse), "\(closing): \(String(describing: error))")
+            #expect(db.isClosed == closing)
+            let refused = observer.errors.withLock { $0 }
+            #expect(closing ? refused.isEmpty : refused.count == 1 && refused.first??.kind == .misuse, "\(refused)")
+            try other.execute("ROLLBACK")
+        }
+    }
+
+    @Test("a cached statement left after a row is finalized by close() and reported then: the observer's SQL is refused (misuse), with no exclusivity trap; control: a full cache dropping a statement")
+    func finalizedByClose() throws {
+        let observer = MisusingObserver()
+        let db = try Database(path: ":memory:", key: .passphrase("finalize"), configuration: .init(observer: observer))
+        observer.database.withLock { $0 = Unowned(db) }
+        try db.execute("CREATE TABLE t(x); INSERT INTO t VALUES (1), (2)")
+        #expect(try db.cachedStatement("SELECT x FROM t").step())
+        for i in 0..<63 { _ = try db.cachedStatement("SELECT \(i)") }
+        observer.action.withLock { $0 = .sqlAtEnd }
+        // The full cache drops its oldest statement that nobody holds (not the one left running, which is held).
+        _ = try db.cachedStatement("SELECT 'one more'")
+        db.close()
+        let refused = observer.errors.withLock { $0 }
+        #expect(!refused.isEmpty && refused.allSatisfy { $0?.kind == .misuse }, "\(refused)")
+    }
+}
+
+/// Holds the caller's only strong reference to a connection (as a connection manager would).
+final class Holder: @unchecked Sendable {
+    var database: Database?
+}
+
+/// An observer that misuses its connection once, when armed.
+final class MisusingObserver: DatabaseObserver {
+    enum Action {
+        case releaseAtFailure(Holder), releaseAtWAL(Holder), closeAtBusy, sqlAtBusy, sqlAtEnd
+    }
+
+    let action = Mutex<Action?>(nil)
+    let database = Mutex<Unowned?>(nil)
+    let errors = Mutex<[SQLCipherError?]>([])
+
+    func statementFinished(_ event: StatementEvent) {
+        switch action.withLock({ $0 }) {
+        case .releaseAtFailure(let holder) where event.resultCode != 0:
+            action.withLock { $0 = nil }
+            holder.database = nil
+        case .sqlAtEnd:
+            runSQL()
+        default: break
+        }
+    }
+
+    func walCommitted(_ event: WALEvent) {
+        guard case .releaseAtWAL(let holder) = action.withLock({ $0 }) else { return }
+        action.withLock { $0 = nil }
+        holder.database = nil
+    }
+
+    func busyRetried(_ event: BusyEvent) {
+        switch action.withLock({ $0 }) {
+        case .closeAtBusy:
+            action.withLock { $0 = nil }
+            database.withLock { $0 }?.database.close()
+        case .sqlAtBusy:
+            action.withLock { $0 = nil }
+            runSQL()
+        default: break
+        }
+    }
+
+    private func runSQL() {
+        guard let database = database.withLock({ $0?.database }) else { return }
+        let error = thrownError { try database.cachedStatement("SELECT 2").step() }
+        errors.withLock { $0.append(error) }
+    }
+}
