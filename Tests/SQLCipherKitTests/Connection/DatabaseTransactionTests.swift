@@ -183,8 +183,7 @@ struct DatabaseTransactionTests {
     @Test("a statement prepared before the library's scope opened meets the rules at its step, not at its compile (found by an attacker), and a savepoint counts once it ran: RELEASE, ROLLBACK and COMMIT prepared outside, and RELEASE of a savepoint never run or already released, are refused inside; control: the same statements run outside", arguments: CipherConfiguration.all)
     func rulesHoldAtTheStep(_ configuration: CipherConfiguration) throws {
         let folder = try TemporaryDirectory()
-        let database = try Database(path: folder.file("rules.db"), key: configuration.makeKey(),
-                                    configuration: configuration.database())
+        let database = try configuration.open(folder.file("rules.db"))
         try database.execute("CREATE TABLE t(a)")
         let release = try database.prepare("RELEASE u")
         let rollback = try database.prepare("ROLLBACK")
@@ -245,16 +244,13 @@ struct DatabaseTransactionTests {
         #expect(!database.isInTransaction)
         // By effect, on disk: the file opens with its key and holds none of the refused scopes' rows.
         database.close()
-        let reopened = try Database(path: folder.file("rules.db"), key: configuration.makeKey(),
-                                    configuration: configuration.database())
-        #expect(try values(reopened) == [])
+        #expect(try values(configuration.open(folder.file("rules.db"))) == [])
     }
 
     @Test("after SQLite ends the library's transaction (INSERT OR ROLLBACK, caught), a transaction begun again inside its scope (SAVEPOINT of SQL text, the library's cached BEGIN) is rolled back, not committed as if whole (found by an attacker); control: without the restart the same closure fails as before", arguments: CipherConfiguration.all)
     func transactionBegunAgain(_ configuration: CipherConfiguration) throws {
         let folder = try TemporaryDirectory()
-        let database = try Database(path: folder.file("again.db"), key: configuration.makeKey(),
-                                    configuration: configuration.database())
+        let database = try configuration.open(folder.file("again.db"))
         try database.execute("CREATE TABLE t(a UNIQUE); INSERT INTO t VALUES (0)")
         try database.transaction(.immediate) {}  // the library's BEGIN IMMEDIATE, now in the cache
         let scopes: [(String, (() throws -> Void) throws -> Void)] = [
@@ -284,8 +280,7 @@ struct DatabaseTransactionTests {
             }
         }
         database.close()
-        #expect(try values(Database(path: folder.file("again.db"), key: configuration.makeKey(),
-                                    configuration: configuration.database())) == [0])
+        #expect(try values(configuration.open(folder.file("again.db"))) == [0])
     }
 
     @Test("The library's ATTACH works right after a VACUUM INTO (the limit VACUUM raised is not taken for it)")

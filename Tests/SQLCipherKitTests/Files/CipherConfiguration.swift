@@ -55,6 +55,16 @@ struct CipherConfiguration: CustomTestStringConvertible, Sendable {
         Database.Configuration(mode: mode, cipher: cipher)
     }
 
+    /// Opens (or creates) the database at `path` under this configuration, with ``makeKey(_:)``'s key for `seed`, an
+    /// observer and a busy timeout when given.
+    func open(_ path: String, seed: UInt8 = 0x11, mode: OpenMode = .readWriteCreate,
+              observer: (any DatabaseObserver)? = nil, busyTimeout: Duration? = nil) throws -> Database {
+        var settings = database(mode: mode)
+        settings.observer = observer
+        if let busyTimeout { settings.busyTimeout = busyTimeout }
+        return try Database(path: path, key: makeKey(seed), configuration: settings)
+    }
+
     /// Whether pages carry an HMAC (`cipher_integrity_check` has something to check): SQLCipher 1 and HMAC off have none.
     var usesHMAC: Bool { cipher.usesHMAC ?? (cipher.compatibility ?? 4 >= 2) }
 

@@ -19,9 +19,7 @@ struct DatabaseObserverMisuseTests {
             let path = folder.file("\(releaseAt).db")
             let holder = Holder()
             let observer = MisusingObserver()
-            var settings = configuration.database()
-            settings.observer = observer
-            holder.database = try Database(path: path, key: configuration.makeKey(), configuration: settings)
+            holder.database = try configuration.open(path, observer: observer)
             try holder.database?.execute("PRAGMA journal_mode = WAL")
             try holder.database?.execute("CREATE TABLE t(x UNIQUE); INSERT INTO t VALUES (1)")
             let statement = try #require(try holder.database?.cachedStatement("INSERT INTO t VALUES (1)"))
@@ -32,8 +30,7 @@ struct DatabaseObserverMisuseTests {
             #expect(error?.kind == (releaseAt == "failure" ? .constraint : nil), "\(releaseAt): \(String(describing: error))")
             // The statement outlived its connection: detached, it throws.
             #expect(thrownError { try statement.execute() }?.kind == .misuse, "\(releaseAt)")
-            let reopened = try Database(path: path, key: configuration.makeKey(), configuration: configuration.database())
-            #expect(try reopened.scalar(Int.self, "SELECT count(*) FROM t") == (releaseAt == "failure" ? 1 : 2))
+            #expect(try configuration.open(path).scalar(Int.self, "SELECT count(*) FROM t") == (releaseAt == "failure" ? 1 : 2))
         }
     }
 
@@ -42,14 +39,9 @@ struct DatabaseObserverMisuseTests {
     func closedInsideRekey(_ configuration: CipherConfiguration) throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("r.db")
-        let observer = MisusingObserver()
-        var settings = configuration.database()
-        settings.observer = observer
-        settings.busyTimeout = .milliseconds(200)
-        let db = try Database(path: path, key: configuration.makeKey(), configuration: settings)
-        observer.database.withLock { $0 = Unowned(db) }
+        let (observer, db) = try MisusingObserver.observing(path, configuration)
         try db.execute("CREATE TABLE t(x); INSERT INTO t VALUES ('row')")
-        let other = try Database(path: path, key: configuration.makeKey(), configuration: configuration.database())
+        let other = try configuration.open(path)
         try other.execute("BEGIN IMMEDIATE")
         observer.action.withLock { $0 = .closeAtBusy }
         let newKey = try configuration.makeKey(0x44)
@@ -59,9 +51,8 @@ struct DatabaseObserverMisuseTests {
         #expect(observer.action.withLock { $0 } == nil, "the observer was never told of a busy wait")
         try other.execute("ROLLBACK")
         other.close()
-        let counts = [try configuration.makeKey(), newKey].map { key in
-            try? Database(path: path, key: key, configuration: configuration.database(mode: .readOnly))
-                .scalar(Int.self, "SELECT count(*) FROM t")
+        let counts = [0x11, 0x44].map { seed in
+            try? configuration.open(path, seed: seed, mode: .readOnly).scalar(Int.self, "SELECT count(*) FROM t")
         }
         #expect(counts.contains(1), "\(counts)")
     }
@@ -72,16 +63,11 @@ struct DatabaseObserverMisuseTests {
         let folder = try TemporaryDirectory()
         for closing in [false, true] {
             let path = folder.file("b-\(closing).db")
-            let observer = MisusingObserver()
-            var settings = configuration.database()
-            settings.observer = observer
-            settings.busyTimeout = .milliseconds(200)
-            let db = try Database(path: path, key: configuration.makeKey(), configuration: settings)
-            observer.database.withLock { $0 = Unowned(db) }
+            let (observer, db) = try MisusingObserver.observing(path, configuration)
             try db.execute("CREATE TABLE t(x)")
             // A rolled-back schema change unloads the schema: the next compile reads it again, and waits for the lock.
             try db.execute("BEGIN; CREATE TABLE z(x); ROLLBACK")
-            let other = try Database(path: path, key: configuration.makeKey(), configuration: configuration.database())
+            let other = try configuration.open(path)
             try other.execute("BEGIN EXCLUSIVE; INSERT INTO t VALUES (1)")
             observer.action.withLock { $0 = closing ? .closeAtBusy : .sqlAtBusy }
             let error = thrownError { try db.cachedStatement("SELECT * FROM t") }
@@ -124,6 +110,15 @@ final class MisusingObserver: DatabaseObserver {
     let action = Mutex<Action?>(nil)
     let database = Mutex<Unowned?>(nil)
     let errors = Mutex<[SQLCipherError?]>([])
+
+    /// An observer of a new database at `path` under `configuration` (a busy timeout of 200 ms), holding it, and
+    /// that database.
+    static func observing(_ path: String, _ configuration: CipherConfiguration) throws -> (MisusingObserver, Database) {
+        let observer = MisusingObserver()
+        let db = try configuration.open(path, observer: observer, busyTimeout: .milliseconds(200))
+        observer.database.withLock { $0 = Unowned(db) }
+        return (observer, db)
+    }
 
     func statementFinished(_ event: StatementEvent) {
         switch action.withLock({ $0 }) {

@@ -268,7 +268,7 @@ struct DatabaseObserverRedactionTests {
     func closedFromACallback(_ configuration: CipherConfiguration) throws {
         let folder = try TemporaryDirectory()
         // Rows enough for the export's progress to be called during its copy, and the backup's after a step.
-        let (_, source) = try SQLRunningObserver.observing(folder.file("source.db"), configuration)
+        let source = try configuration.open(folder.file("source.db"))
         try source.execute("CREATE TABLE t(x); WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c "
             + "WHERE i < 6000) INSERT INTO t SELECT randomblob(400) FROM c")
         source.close()
@@ -293,11 +293,7 @@ struct DatabaseObserverRedactionTests {
         for (name, operation) in cases {
             let path = folder.file("\(cases.firstIndex { $0.0 == name }!).db")
             try FileManager.default.copyItem(atPath: folder.file("source.db"), toPath: path)
-            let spy = SQLRunningObserver()
-            var settings = configuration.database()
-            settings.observer = spy
-            let db = try Database(path: path, key: configuration.makeKey(), configuration: settings)
-            spy.database = db
+            let (spy, db) = try SQLRunningObserver.observing(path, configuration)
             let target = path + "-copy.db"
             let error = thrownError { try operation(spy, db, target) }
             #expect(db.isClosed, "\(name): not closed")
@@ -311,8 +307,7 @@ struct DatabaseObserverRedactionTests {
     @Test("an export's last progress call, which may run SQL under the whole guard, may not use the library's schema nor detach a schema named by an expression (found by an attacker); control: its own SQL runs", arguments: CipherConfiguration.all)
     func exportsLastProgressCall(_ configuration: CipherConfiguration) throws {
         let folder = try TemporaryDirectory()
-        let db = try Database(path: folder.file("p.db"), key: configuration.makeKey(),
-                              configuration: configuration.database())
+        let db = try configuration.open(folder.file("p.db"))
         try db.execute("CREATE TABLE t(x); INSERT INTO t VALUES (1)")
         var errors: [SQLCipherError?] = []
         var count: Int?
@@ -340,9 +335,7 @@ final class SQLRunningObserver: DatabaseObserver, @unchecked Sendable {
     /// A spy observing a new database at `path` under `configuration` (with its key), and that database.
     static func observing(_ path: String, _ configuration: CipherConfiguration) throws -> (SQLRunningObserver, Database) {
         let spy = SQLRunningObserver()
-        var settings = configuration.database()
-        settings.observer = spy
-        let db = try Database(path: path, key: configuration.makeKey(), configuration: settings)
+        let db = try configuration.open(path, observer: spy)
         spy.database = db
         return (spy, db)
     }
