@@ -271,6 +271,7 @@ final class WriteGroups: Sendable {
                 if first {
                     // Alone in the transaction so far: no savepoint needed, and an interrupt undoes only this work.
                     try entry.run(on: database, interruptible: true)
+                    try Self.requireTransactionIntact(database)
                     try Self.checkDeferredForeignKeys(database)
                 } else {
                     // The savepoint's own statements belong to this write too (its context).
@@ -284,9 +285,10 @@ final class WriteGroups: Sendable {
                 members.append(entry)
             } catch {
                 entry.fail(error)
-                if first || !database.isInTransaction {
+                if first || !database.isInTransaction || database.sqlGuard.transactionEndedUnderScope {
                     // The first entry's work is the whole transaction; or the failure ended the transaction by itself
-                    // (RAISE(ROLLBACK), an I/O error, an interrupt), which undid the earlier entries' work too: they
+                    // (RAISE(ROLLBACK), an I/O error, an interrupt, or a write that caught such an error and went on,
+                    // maybe beginning another: found by an attacker), which undid the earlier entries' work too: they
                     // run again, each alone, before anything else.
                     ObservationContext.with(entry.job.context) { database.rollbackTransaction() }
                     open = false
@@ -295,8 +297,10 @@ final class WriteGroups: Sendable {
                             for member in members { member.runsAlone = true }
                             state.queue.insert(contentsOf: members, at: 0)
                         }
-                        // Queued again: they wait for the writer once more.
-                        pool.writerGate.adjustPending(by: members.count)
+                        // Queued again: they wait for the writer once more (the observer told so, running no SQL).
+                        _ = database.callingUserCode(runsNoSQL: true) {
+                            pool.writerGate.adjustPending(by: members.count)
+                        }
                         members.removeAll()
                     }
                 }
@@ -318,6 +322,15 @@ final class WriteGroups: Sendable {
             }
         }
         for member in members { member.finish() }
+    }
+
+    /// Throws ``SQLCipherError/Kind/misuse`` when the first write ended the group's transaction and went on (it caught
+    /// the error of an `INSERT OR ROLLBACK`): the writes after it would otherwise each run in a transaction of its own.
+    static func requireTransactionIntact(_ database: Database) throws(SQLCipherError) {
+        guard database.sqlGuard.transactionEndedUnderScope else { return }
+        throw .api(.misuse, "the write ended the transaction SQLCipherKit began for it (SQLite rolls it back by itself "
+            + "after INSERT OR ROLLBACK, RAISE(ROLLBACK), a full disk, an I/O error or an interrupt) and went on: "
+            + "nothing of it was committed", path: database.path)
     }
 
     /// Throws what a commit would when the work so far leaves a deferred foreign key unresolved: SQLite checks them

@@ -38,6 +38,8 @@ extension Database {
     /// ```
     public func transaction<Result>(_ kind: TransactionKind = .deferred, _ body: () throws -> Result) throws
         -> Result {
+        // Inside a scope whose transaction SQLite ended: its work would be lost (found by a reviewer).
+        if sqlGuard.transactionEndedUnderScope { throw transactionEndedError }
         if isInTransaction {
             return try savepoint(body)
         }
@@ -61,6 +63,7 @@ extension Database {
     /// Runs `body` inside a savepoint: releases it when `body` returns, rolls back to it (undoing only what
     /// `body` did) when `body` throws, and rethrows. Savepoints nest, inside or outside a transaction.
     public func savepoint<Result>(_ body: () throws -> Result) throws -> Result {
+        if sqlGuard.transactionEndedUnderScope { throw transactionEndedError }
         savepointDepth += 1
         defer { savepointDepth -= 1 }
         let name = (SQLGuard.librarySavepointPrefix + "\(savepointDepth)").quotedIdentifier
@@ -105,7 +108,13 @@ extension Database {
     func commitTransaction() throws(SQLCipherError) {
         // Ended by SQLite, and maybe begun again since by SQL text (found by an attacker): the caller rolls back
         // (what was begun again, if anything), which closes the scope.
-        guard isInTransaction, !sqlGuard.transactionEndedUnderScope else { throw transactionEndedError }
+        guard isInTransaction, !sqlGuard.transactionEndedUnderScope else {
+            if isClosed {
+                throw .api(.misuse, "the connection was closed inside the transaction SQLCipherKit began (by an "
+                    + "observer or a callback): nothing of it was committed", path: path)
+            }
+            throw transactionEndedError
+        }
         let commitStarted = observation.map { _ in ObservationClock.monotonic() }
         let wrote = observation != nil && ConnectionObservation.writes(handle)
         try controllingTransaction { () throws(SQLCipherError) in try runCached("COMMIT TRANSACTION") }
@@ -168,6 +177,9 @@ extension Database {
     /// Rolls back after a failure. A failure here (SQLite may already have rolled back, for example after an
     /// interrupt) must not hide the error that caused it, so it is ignored.
     private func rollbackQuietly(_ sql: String) {
+        // A connection closed inside the scope (by an observer or a callback) is released now that its operation has
+        // unwound: the engine rolls its transaction back and drops its locks.
+        releaseDeferredClose()
         guard isInTransaction else { return }
         _ = try? controllingTransaction { () throws(SQLCipherError) in try execute(sql) }
     }

@@ -248,13 +248,10 @@ public final class Database {
     ///
     /// Called from code the library runs in the middle of one of the connection's operations (an observer's event,
     /// a progress closure), the connection is closed at once for every later call, the operation's included, which
-    /// then fails; the engine releases it once the operation is over (at the next `close()`, or when the connection
-    /// is released), never from inside the engine's own call.
+    /// is interrupted and fails; the engine releases the connection (rolling back its transaction, releasing its
+    /// locks) once the operation has unwound, never from inside the engine's own call.
     public func close() {
-        if let pending = deferredClose, sqlGuard.userCodeDepth == 0 {
-            deferredClose = nil
-            release(pending)
-        }
+        releaseDeferredClose()
         guard let handle else { return }
         interruptHandle.invalidate()
         guard sqlGuard.userCodeDepth == 0 else {
@@ -263,6 +260,7 @@ public final class Database {
             deferredClose = handle
             self.handle = nil
             sqlGuard.handle = nil
+            sqlite3_interrupt(handle)
             return
         }
         release(handle)
@@ -270,7 +268,16 @@ public final class Database {
         sqlGuard.handle = nil
     }
 
-    /// Finalizes the cached statements (detaching those held elsewhere), removes the observer's hooks and closes
+    /// Releases the connection a ``close()`` from caller code left to the engine, once the operation it interrupted
+    /// has unwound to the library's own code: no caller code, no step of this connection's on the stack (the library
+    /// calls this where its operations end: a scope's rollback, a backup's, an export's, a rekey's failure).
+    func releaseDeferredClose() {
+        guard let pending = deferredClose, sqlGuard.userCodeDepth == 0, sqlGuard.steppingDepth == 0 else { return }
+        deferredClose = nil
+        release(pending)
+    }
+
+    /// Finalizes the cached statements (detaching those held elsewhere), removes the library's hooks and closes
     /// `handle`.
     private func release(_ handle: OpaquePointer) {
         // Out of the cache before they are released: a statement finalized here may report to the observer, whose
@@ -279,6 +286,11 @@ public final class Database {
         swap(&statements, &statementCache)
         statements.removeAll()
         observation?.uninstall(from: handle)
+        // The guard's hooks read its memory, freed with the connection: SQLite runs the rollback hook when it finally
+        // closes a zombie connection that a statement held elsewhere kept open in a transaction (found by a reviewer).
+        sqlite3_commit_hook(handle, nil, nil)
+        sqlite3_rollback_hook(handle, nil, nil)
+        sqlite3_set_authorizer(handle, nil, nil)
         // _v2 defers the close until outstanding statements are finalized, so this never fails with BUSY.
         sqlite3_close_v2(handle)
         // A close the observer asked for while the statements were finalized is this one.

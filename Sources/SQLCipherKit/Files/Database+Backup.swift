@@ -52,6 +52,7 @@ extension Database {
             temporary = try writeBackup(near: targetPath, key: key, progress: progress)
         } catch {
             try? execute("ROLLBACK TRANSACTION")
+            releaseDeferredClose()
             throw error
         }
         // The transaction only read: ending it cannot lose anything.

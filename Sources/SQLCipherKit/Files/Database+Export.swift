@@ -49,7 +49,8 @@ extension Database {
         let expectedBytes = Double(max(1, try pageCount() * pageSize()))
         let report = progress.map { report in
             { [unowned self] () -> Bool in
-                if stopped() { return true }
+                // Stopped by an interrupt, or by a close from the closure itself (found by a reviewer).
+                if stopped() || isClosed { return true }
                 var status = stat()
                 if fstat(file.fileDescriptor, &status) == 0 {
                     callingUserCode { report(min(1, Double(status.st_size) / expectedBytes)) }
@@ -97,6 +98,7 @@ extension Database {
                 try execute("DETACH DATABASE \(schema.quotedIdentifier)")
             } catch {
                 try? execute("DETACH DATABASE \(schema.quotedIdentifier)")
+                releaseDeferredClose()
                 throw error
             }
         }

@@ -47,6 +47,13 @@ extension Database {
         let code = newKey.material.withUnsafeBytes { bytes in
             sqlite3_rekey_v2(db, "main", bytes.baseAddress, Int32(bytes.count))
         }
+        if isClosed {
+            // Closed by the observer during the rekey (at a busy wait): released now, and said as it is.
+            releaseDeferredClose()
+            throw .api(.misuse, "the connection was closed during the rekey (by its observer): "
+                + (code == SQLITE_OK ? "the rekey was committed; open the file with the new key"
+                    : "the rekey did not take effect; the file keeps its old key"), path: path)
+        }
         guard code == SQLITE_OK else {
             let failure = SQLCipherError(code: code, connection: db, path: path)
             close()

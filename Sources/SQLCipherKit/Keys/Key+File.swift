@@ -107,6 +107,6 @@ enum KeyFileCheck {
 
     /// `path` quoted for a POSIX shell, for a command the message suggests.
     static func shellQuoted(_ path: String) -> String {
-        "'" + path.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+        path.quoted(by: "'", escapingAs: "'\\''")
     }
 }

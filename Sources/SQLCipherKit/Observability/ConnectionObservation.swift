@@ -259,6 +259,8 @@ final class ConnectionObservation {
         guard let delay = Self.busyWait(count: count, timeout: busyTimeoutMilliseconds) else { return 0 }
         notify { observer.busyRetried(BusyEvent(path: path, retry: count + 1, delay: .milliseconds(Int(delay)),
                                        context: context)) }
+        // A connection the observer closed (or that closed meanwhile) waits no longer: its operation fails.
+        guard database?.isClosed != true else { return 0 }
         sqlite3_sleep(delay)
         return 1
     }

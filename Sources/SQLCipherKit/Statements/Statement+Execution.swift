@@ -111,9 +111,10 @@ extension Statement {
         try requireOpen()
         // Held until the step is over (found by an attacker): a cached statement does not retain its connection, and an
         // observer's event (this step's end, a WAL commit or a busy wait inside it) may release the caller's last
-        // reference to it; the step would then use a freed connection.
-        let database = self.database
-        defer { withExtendedLifetime(database) {} }
+        // reference to it; the step would then use a freed connection. Only an observed connection's steps call
+        // caller code (a reviewer: the retain is not paid by an async job's every step).
+        let held = database.observation == nil ? nil : database
+        defer { withExtendedLifetime(held) {} }
         // The observer's context before the other checks (the caller's code, which must not use the connection): they
         // then see the connection as it left it, closed included.
         let observation = database.observation

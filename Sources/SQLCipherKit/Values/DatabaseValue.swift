@@ -25,7 +25,7 @@ extension DatabaseValue: CustomStringConvertible {
         case .null: "NULL"
         case .integer(let value): String(value)
         case .real(let value): String(value)
-        case .text(let value): "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
+        case .text(let value): value.quoted(by: "'", escapingAs: "''")
         case .blob(let bytes): "x'" + Hex.string(bytes) + "'"
         }
     }

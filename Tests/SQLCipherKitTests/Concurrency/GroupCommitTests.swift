@@ -93,35 +93,51 @@ struct GroupCommitTests {
         return (text ?? "").split(separator: ",").compactMap { Int($0) }
     }
 
-    @Test("a write that ends the group's transaction (INSERT OR ROLLBACK, caught) and begins another (SAVEPOINT, or the library's cached BEGIN) commits nothing (found by an attacker): no write is reported committed without its row, none reported failed with it",
-          arguments: ["SAVEPOINT y", "BEGIN IMMEDIATE TRANSACTION"])
-    func groupEndedAndBegunAgain(restart: String) async throws {
+    @Test("a write that ends the group's transaction (INSERT OR ROLLBACK, caught) and goes on, maybe beginning another (SAVEPOINT, or the library's cached BEGIN), fails alone (found by an attacker): the write before it runs again and commits, the one after it commits; no write is reported committed without its row, none reported failed with it",
+          arguments: [("SAVEPOINT y", false), ("BEGIN IMMEDIATE TRANSACTION", false), (nil, false), ("SAVEPOINT y", true),
+                      (nil, true)])
+    func groupEndedAndBegunAgain(restart: String?, culpritFirst: Bool) async throws {
         let folder = try TemporaryDirectory()
         let pool = try pool(folder)
         defer { pool.close() }
         try await pool.write { db in try db.execute("INSERT INTO t VALUES (0)") }
         let (release, session) = try await holdWriter(pool)
-        let a = Task { try await pool.write { db in try db.execute("INSERT INTO t VALUES (1)") } }
-        try await waitForQueued(pool, 1)
-        let b = Task {
-            try await pool.write { db in
-                #expect(thrownError { try db.execute("INSERT OR ROLLBACK INTO t VALUES (0)") }?.kind == .constraint)
-                // The library's cached BEGIN, through the cache (no transaction control recorded for it), or SQL text.
-                if restart.hasPrefix("BEGIN") { try db.cachedStatement(restart).execute() } else { try db.execute(restart) }
-                try db.execute("INSERT INTO t VALUES (2)")
+        let culprit: @Sendable () -> Task<Void, any Error> = {
+            Task {
+                try await pool.write { db in
+                    #expect(thrownError { try db.execute("INSERT OR ROLLBACK INTO t VALUES (0)") }?.kind == .constraint)
+                    // The library's cached BEGIN, through the cache (no transaction control recorded), or SQL text.
+                    if let restart, restart.hasPrefix("BEGIN") {
+                        try db.cachedStatement(restart).execute()
+                    } else if let restart {
+                        try db.execute(restart)
+                    }
+                    try db.execute("INSERT INTO t VALUES (2)")
+                }
             }
         }
-        try await waitForQueued(pool, 2)
+        let innocent: @Sendable (Int) -> Task<Void, any Error> = { value in
+            Task { try await pool.write { db in try db.execute("INSERT INTO t VALUES (?)", [value]) } }
+        }
+        // Queued in order: A (1), the culprit (2), C (3); or the culprit first.
+        var tasks: [(Int, Task<Void, any Error>)] = []
+        let order: [Int] = culpritFirst ? [2, 3] : [1, 2, 3]
+        for (index, value) in order.enumerated() {
+            tasks.append((value, value == 2 ? culprit() : innocent(value)))
+            try await waitForQueued(pool, index + 1)
+        }
         release()
         try await session.value
-        let committedA = (try? await a.value) != nil, committedB = (try? await b.value) != nil
+        var committed: [Int: Bool] = [:]
+        for (value, task) in tasks { committed[value] = await outcome { try await task.value }.error == nil }
         let rows = try await values(pool)
-        #expect(committedA == rows.contains(1), "A reported committed: \(committedA); rows \(rows)")
-        #expect(committedB == rows.contains(2), "B reported committed: \(committedB); rows \(rows)")
-        #expect(!committedB && rows == [0], "\(rows)")
+        for (value, reported) in committed {
+            #expect(reported == rows.contains(value), "\(value) reported committed: \(reported); rows \(rows)")
+        }
+        #expect(rows == (culpritFirst ? [0, 3] : [0, 1, 3]), "\(rows)")
         // The pool's writer is usable again.
-        try await pool.write { db in try db.execute("INSERT INTO t VALUES (3)") }
-        #expect(try await values(pool) == [0, 3])
+        try await pool.write { db in try db.execute("INSERT INTO t VALUES (4)") }
+        #expect(try await values(pool).last == 4)
     }
 
     @Test("50 writes that wait together share one commit; each returns its own result after it")

@@ -253,34 +253,71 @@ struct DatabaseTransactionTests {
         let database = try configuration.open(folder.file("again.db"))
         try database.execute("CREATE TABLE t(a UNIQUE); INSERT INTO t VALUES (0)")
         try database.transaction(.immediate) {}  // the library's BEGIN IMMEDIATE, now in the cache
+        struct Planned: Error {}
+        // The library's scopes, the innermost one where the transaction ends: its own, a savepoint of its own, and a
+        // savepoint inside its transaction (with work after it in the outer closure).
         let scopes: [(String, (() throws -> Void) throws -> Void)] = [
             ("transaction", { body in try database.transaction(.immediate) { try body() } }),
             ("savepoint", { body in try database.savepoint { try body() } }),
+            ("nested", { body in
+                try database.transaction(.immediate) {
+                    _ = try? database.savepoint { try body() }
+                    try database.execute("INSERT INTO t VALUES (3)")
+                    // Inside a scope whose transaction ended, a new scope is refused before its body runs.
+                    #expect(thrownError { try database.savepoint { Issue.record("the body ran") } }?.kind == .misuse)
+                }
+            }),
         ]
         for (scope, run) in scopes {
             for restart in ["SAVEPOINT y", "BEGIN IMMEDIATE TRANSACTION", nil] as [String?] {
-                let label = "\(scope), \(restart ?? "no restart")"
-                let error = thrownError {
-                    try run {
-                        try database.execute("INSERT INTO t VALUES (1)")
-                        _ = thrownError { try database.execute("INSERT OR ROLLBACK INTO t VALUES (0)") }
-                        if let restart {
-                            if restart.hasPrefix("BEGIN") {
-                                try database.cachedStatement(restart).execute()
-                            } else {
-                                try database.execute(restart)
+                for throwing in [false, true] {
+                    let label = "\(scope), \(restart ?? "no restart"), \(throwing ? "throwing" : "returning")"
+                    let error = Result {
+                        try run {
+                            try database.execute("INSERT INTO t VALUES (1)")
+                            _ = thrownError { try database.execute("INSERT OR ROLLBACK INTO t VALUES (0)") }
+                            if let restart {
+                                if restart.hasPrefix("BEGIN") {
+                                    try database.cachedStatement(restart).execute()
+                                } else {
+                                    try database.execute(restart)
+                                }
+                                try database.execute("INSERT INTO t VALUES (2)")
                             }
-                            try database.execute("INSERT INTO t VALUES (2)")
+                            if throwing { throw Planned() }
                         }
+                    }.error
+                    // The closure's own error when it threw (at the outermost scope), misuse when it returned.
+                    if throwing && scope != "nested" {
+                        #expect(error is Planned, "\(label): \(String(describing: error))")
+                    } else {
+                        #expect((error as? SQLCipherError)?.kind == .misuse, "\(label): \(String(describing: error))")
                     }
+                    #expect(!database.isInTransaction, "\(label): a transaction was left open")
+                    #expect(try values(database) == [0], "\(label)")
                 }
-                #expect(error?.kind == .misuse, "\(label): \(String(describing: error))")
-                #expect(!database.isInTransaction, "\(label): a transaction was left open")
-                #expect(try values(database) == [0], "\(label)")
             }
         }
         database.close()
         #expect(try values(configuration.open(folder.file("again.db"))) == [0])
+    }
+
+    @Test("a connection released inside a transaction while a statement of its outlives it: the engine's last rollback, when that statement goes, reads none of the freed connection's memory (found by a reviewer; the sanitized suites run this on the ASan+UBSan engine, where it failed with the hooks left installed)",
+          arguments: CipherConfiguration.all)
+    func statementOutlivesItsConnection(_ configuration: CipherConfiguration) throws {
+        let folder = try TemporaryDirectory()
+        var statement: Statement?
+        do {
+            let database = try configuration.open(folder.file("z.db"))
+            try database.execute("CREATE TABLE t(a)")
+            try database.execute("BEGIN")
+            statement = try database.cachedStatement("INSERT INTO t VALUES (1)")
+            try statement?.execute()
+        }
+        // Released with its transaction open: SQLite keeps it as a zombie for the statement.
+        #expect(thrownError { try statement?.execute() }?.kind == .misuse)
+        statement = nil
+        #expect(try values(configuration.open(folder.file("z.db"))) == [], "the open transaction was committed")
     }
 
     @Test("The library's ATTACH works right after a VACUUM INTO (the limit VACUUM raised is not taken for it)")

@@ -272,6 +272,11 @@ struct SQLRoutesTests {
         try db.detach(name)
         #expect(!(try db.fetchAll("PRAGMA database_list").map { try $0.get(1) as String }.contains(name)))
         #expect(name.quotedIdentifier.unicodeScalars.filter { $0 == "\"" }.count == 4)
+        // The same for an SQL literal (a value's description) and a shell's quotes (a suggested chmod's path).
+        #expect(Array(DatabaseValue.text("a'\u{301}b").description.unicodeScalars)
+                    == Array("'a''\u{301}b'".unicodeScalars))
+        #expect(Array(KeyFileCheck.shellQuoted("a'\u{301}b").unicodeScalars)
+                    == Array("'a'\\''\u{301}b'".unicodeScalars))
     }
 
     // MARK: Routes

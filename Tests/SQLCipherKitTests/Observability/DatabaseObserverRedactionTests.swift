@@ -299,6 +299,14 @@ struct DatabaseObserverRedactionTests {
             #expect(db.isClosed, "\(name): not closed")
             #expect(error?.kind == .misuse, "\(name): \(String(describing: error))")
             #expect(!FileManager.default.fileExists(atPath: target), "\(name): the target was left")
+            // Released once the operation unwound, while `db` still lives: its transaction rolled back, its locks
+            // dropped (found by a reviewer: it kept them until the connection was released).
+            let other = try configuration.open(path, busyTimeout: .zero)
+            #expect(thrownError {
+                try other.execute("BEGIN IMMEDIATE; CREATE TABLE lock_check(x); DROP TABLE lock_check; COMMIT")
+            } == nil, "\(name): the closed connection still holds a lock")
+            other.close()
+            withExtendedLifetime(db) {}
             #expect(try SQLRunningObserver.reopen(path, configuration).scalar(Int.self, "SELECT count(*) FROM t") == 6000,
                     "\(name)")
         }
