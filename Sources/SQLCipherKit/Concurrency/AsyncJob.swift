@@ -62,6 +62,9 @@ final class AsyncJob: Sendable {
         defer {
             database.isCancelled = nil
             finish()
+            // A connection its body (or an observer) closed is released with the job: its transaction (a writer
+            // session's) rolled back, its locks dropped (found by a reviewer).
+            database.releaseDeferredClose()
         }
         guard interruptible else {
             let result = try body(database)

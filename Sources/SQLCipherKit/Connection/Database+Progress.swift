@@ -26,7 +26,8 @@ extension Database {
             return Unmanaged<ProgressBox>.fromOpaque(context).takeUnretainedValue().handler() ? 1 : 0
         }, context)
         defer {
-            sqlite3_progress_handler(db, 0, nil, nil)
+            // The body may have closed the connection, and the library released it (found by a reviewer).
+            if stillHolds(db) { sqlite3_progress_handler(db, 0, nil, nil) }
             Unmanaged<ProgressBox>.fromOpaque(context).release()
         }
         return try body()

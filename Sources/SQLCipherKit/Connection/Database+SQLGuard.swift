@@ -102,7 +102,7 @@ extension Database {
     func withExportPermit<Result>(_ body: () throws(SQLCipherError) -> Result) throws(SQLCipherError) -> Result {
         let db = try requireOpenHandle()
         sqlite3_set_clientdata(db, Database.exportPermit, UnsafeMutableRawPointer(bitPattern: 1), nil)
-        defer { sqlite3_set_clientdata(db, Database.exportPermit, nil, nil) }
+        defer { if stillHolds(db) { sqlite3_set_clientdata(db, Database.exportPermit, nil, nil) } }
         return try body()
     }
 

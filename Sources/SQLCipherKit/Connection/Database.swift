@@ -36,7 +36,14 @@ public final class Database {
 
     /// The handle a ``close()`` from caller code inside one of the connection's operations left for the engine to
     /// release once that operation is over (at the next ``close()``, or when the connection is released).
-    private var deferredClose: OpaquePointer?
+    private(set) var deferredClose: OpaquePointer?
+
+    /// Whether `db`, a handle a frame took before running other code, is still this connection's to use: open, or
+    /// closed but not yet released (a frame that restores engine state on `db` when it ends must check, found by a
+    /// reviewer: a job's body that closed its connection freed the handle its progress handler's clean-up used).
+    func stillHolds(_ db: OpaquePointer) -> Bool {
+        handle == db || deferredClose == db
+    }
 
     /// The number of savepoints opened by ``transaction(_:_:)`` and ``savepoint(_:)`` that are still open.
     var savepointDepth = 0
@@ -286,9 +293,19 @@ public final class Database {
         swap(&statements, &statementCache)
         statements.removeAll()
         observation?.uninstall(from: handle)
+        // Its transaction ends now, its locks with it, though a statement held elsewhere keeps the connection as a
+        // zombie (the library's own rollback: the guard's rules and hooks let it through).
+        if sqlite3_get_autocommit(handle) == 0 {
+            let saved = sqlGuard.controlsTransaction
+            sqlGuard.controlsTransaction = true
+            sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+            sqlGuard.controlsTransaction = saved
+        }
         // The guard's hooks read its memory, freed with the connection: SQLite runs the rollback hook when it finally
         // closes a zombie connection that a statement held elsewhere kept open in a transaction (found by a reviewer).
-        sqlite3_commit_hook(handle, nil, nil)
+        // In their place, a commit hook that needs no memory: a closed connection commits nothing (a statement held
+        // elsewhere, halted later, would otherwise commit in autocommit mode; found by a second reviewer).
+        sqlite3_commit_hook(handle, { _ in 1 }, nil)
         sqlite3_rollback_hook(handle, nil, nil)
         sqlite3_set_authorizer(handle, nil, nil)
         // _v2 defers the close until outstanding statements are finalized, so this never fails with BUSY.

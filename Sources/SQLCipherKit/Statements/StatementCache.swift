@@ -42,14 +42,19 @@ struct StatementCache {
 
     /// Removes the least recently used statement that only the cache holds and returns it; nil when there is none.
     private mutating func evictOne() -> Statement? {
-        var victim: (key: String, lastUse: UInt64)?
-        for key in entries.keys {
-            guard isKnownUniquelyReferenced(&entries[key]!.statement) else { continue }
-            let lastUse = entries[key]!.lastUse
-            if victim == nil || lastUse < victim!.lastUse { victim = (key, lastUse) }
+        // By index, in place: iterating `entries.keys` kept a second reference to the storage, so the uniqueness
+        // check copied it and saw every statement referenced twice, and nothing was ever dropped (found by a reviewer).
+        var victim: (index: Dictionary<String, Entry>.Index, lastUse: UInt64)?
+        var index = entries.startIndex
+        while index != entries.endIndex {
+            if isKnownUniquelyReferenced(&entries.values[index].statement) {
+                let lastUse = entries.values[index].lastUse
+                if victim == nil || lastUse < victim!.lastUse { victim = (index, lastUse) }
+            }
+            entries.formIndex(after: &index)
         }
         guard let victim else { return nil }
-        return entries.removeValue(forKey: victim.key)?.statement
+        return entries.remove(at: victim.index).value.statement
     }
 
     /// Drops every statement, detaching those still held elsewhere from the connection.

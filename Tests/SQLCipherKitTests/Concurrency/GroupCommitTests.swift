@@ -95,7 +95,7 @@ struct GroupCommitTests {
 
     @Test("a write that ends the group's transaction (INSERT OR ROLLBACK, caught) and goes on, maybe beginning another (SAVEPOINT, or the library's cached BEGIN), fails alone (found by an attacker): the write before it runs again and commits, the one after it commits; no write is reported committed without its row, none reported failed with it",
           arguments: [("SAVEPOINT y", false), ("BEGIN IMMEDIATE TRANSACTION", false), (nil, false), ("SAVEPOINT y", true),
-                      (nil, true)])
+                      ("BEGIN IMMEDIATE TRANSACTION", true), (nil, true)])
     func groupEndedAndBegunAgain(restart: String?, culpritFirst: Bool) async throws {
         let folder = try TemporaryDirectory()
         let pool = try pool(folder)

@@ -320,6 +320,26 @@ struct DatabaseTransactionTests {
         #expect(try values(configuration.open(folder.file("z.db"))) == [], "the open transaction was committed")
     }
 
+    @Test("a connection closed inside the library's transaction after SQLite ended it, with a statement of its left mid-way: that statement, halted later, commits nothing (found by a reviewer: the commit hook was removed at close)",
+          arguments: CipherConfiguration.all)
+    func closedConnectionCommitsNothing(_ configuration: CipherConfiguration) throws {
+        let folder = try TemporaryDirectory()
+        let database = try configuration.open(folder.file("halt.db"))
+        try database.execute("CREATE TABLE t(a UNIQUE); INSERT INTO t VALUES (0)")
+        var held: Statement?
+        let error = thrownError {
+            try database.transaction(.immediate) {
+                _ = thrownError { try database.execute("INSERT OR ROLLBACK INTO t VALUES (0)") }
+                held = try database.prepare("INSERT INTO t VALUES (2), (3) RETURNING a")
+                #expect(try held?.step() == true)
+                database.close()
+            }
+        }
+        #expect(error?.kind == .misuse, "\(String(describing: error))")
+        held = nil  // halted now: in autocommit mode it would commit
+        #expect(try values(configuration.open(folder.file("halt.db"))) == [0])
+    }
+
     @Test("The library's ATTACH works right after a VACUUM INTO (the limit VACUUM raised is not taken for it)")
     func attachAfterVacuumInto() throws {
         let folder = try TemporaryDirectory()

@@ -208,6 +208,33 @@ struct DatabaseObserverAsyncTests {
         }
     }
 
+    @Test("a pool's connection closed inside an async job, by an observer at the library's SAVEPOINT or by the job's body: the job fails with misuse, its clean-up touches no freed connection (the sanitized suites run this on the ASan+UBSan engine), and the write lock is dropped when it ends (found by a reviewer)")
+    func closedInsideAnAsyncJob() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("j.db")
+        let spy = SQLRunningObserver()
+        let pool = try DatabasePool(path: path, key: .passphrase("job-passphrase"),
+                                    configuration: .init(readerCount: 1, database: .init(observer: spy),
+                                                         groupCommit: .off))
+        try await pool.write { db in
+            try db.execute("CREATE TABLE t(x)")
+            spy.database = db
+        }
+        spy.armClose(on: "SAVEPOINT")
+        let error = await outcome {
+            try await pool.write { db in try db.savepoint { try db.execute("INSERT INTO t VALUES (1)") } }
+        }.error as? SQLCipherError
+        #expect(error?.kind == .misuse, "\(String(describing: error))")
+        // The closed writer holds no lock: another connection writes at once.
+        let other = try Database(path: path, key: .passphrase("job-passphrase"), configuration: .init(busyTimeout: .zero))
+        #expect(thrownError { try other.execute("BEGIN IMMEDIATE; INSERT INTO t VALUES (2); COMMIT") } == nil)
+        // A read whose body closes its reader.
+        let closing = await outcome { try await pool.read { db in db.close() } }.error as? SQLCipherError
+        #expect(closing?.kind == .misuse, "\(String(describing: closing))")
+        pool.close()
+        #expect(try other.scalar(Int.self, "SELECT count(*) FROM t WHERE x = 2") == 1)
+    }
+
     @Test("a queue's async calls carry the caller's context too")
     func queue() async throws {
         let folder = try TemporaryDirectory()

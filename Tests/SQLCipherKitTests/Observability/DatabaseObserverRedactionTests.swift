@@ -287,7 +287,8 @@ struct DatabaseObserverRedactionTests {
             }),
             ("event at the library's SAVEPOINT", { spy, db, _ in
                 spy.armClose(on: "SAVEPOINT")
-                try db.transaction { try db.savepoint { try db.execute("DELETE FROM t") } }
+                // Immediate: the write lock is held when the connection is closed, and must be dropped.
+                try db.transaction(.immediate) { try db.savepoint { try db.execute("DELETE FROM t") } }
             }),
         ]
         for (name, operation) in cases {
