@@ -255,8 +255,11 @@ public final class Database {
     ///
     /// Called from code the library runs in the middle of one of the connection's operations (an observer's event,
     /// a progress closure), the connection is closed at once for every later call, the operation's included, which
-    /// is interrupted and fails; the engine releases the connection (rolling back its transaction, releasing its
-    /// locks) once the operation has unwound, never from inside the engine's own call.
+    /// is interrupted and fails. The engine releases the connection (rolling back its transaction, releasing its
+    /// locks) never from inside its own call: where the library's operation ends (a transaction's or savepoint's
+    /// rollback, a backup's, export's or rekey's failure, the end of a pool's or queue's `async` job), and otherwise
+    /// (a statement run outside the library's scopes, in a transaction of your own) at the next `close()` or when
+    /// the connection is released: until then it keeps that transaction's locks.
     public func close() {
         releaseDeferredClose()
         guard let handle else { return }

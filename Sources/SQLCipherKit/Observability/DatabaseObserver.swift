@@ -39,8 +39,8 @@ public protocol DatabaseObserver: Sendable {
     /// pool's threads, and every event of that work carries the value (``StatementEvent/context``). Synchronous work
     /// calls it on its own thread: for a statement just before its first step (the library's own `ATTACH`: at its
     /// end), for other events when they happen. It must not use the connection either: SQL it tries there throws,
-    /// and a connection it closes fails the step (closed at once for every later call; the engine releases it once
-    /// the operation is over). Default: nil.
+    /// and a connection it closes fails the step (closed at once for every later call; see ``Database/close()`` for
+    /// when the engine releases it). Default: nil.
     func currentContext() -> (any Sendable)?
 
     /// A statement finished: it ran to its end, failed, or was reset before its end.
