@@ -235,6 +235,36 @@ struct DatabaseObserverAsyncTests {
         #expect(try other.scalar(Int.self, "SELECT count(*) FROM t WHERE x = 2") == 1)
     }
 
+    @Test("a writer session's connection closed by an observer inside the session's transaction: released when that job ends (the transaction rolled back, the write lock dropped), and the transaction fails with misuse (found by a reviewer)")
+    func closedInsideAWriterSession() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("s.db")
+        let spy = SQLRunningObserver()
+        let pool = try DatabasePool(path: path, key: .passphrase("session-passphrase"),
+                                    configuration: .init(readerCount: 1, database: .init(observer: spy)))
+        try await pool.write { db in
+            try db.execute("CREATE TABLE t(x)")
+            spy.database = db
+        }
+        spy.armClose(on: "INSERT")
+        let lockFree = Shared(false)
+        let error = await outcome {
+            try await pool.writeSession { session in
+                try await session.transaction {
+                    try await session.execute { db in try db.execute("INSERT INTO t VALUES (1)") }
+                    let other = try Database(path: path, key: .passphrase("session-passphrase"),
+                                             configuration: .init(busyTimeout: .zero))
+                    lockFree.update { $0 = thrownError { try other.execute("BEGIN IMMEDIATE; ROLLBACK") } == nil }
+                }
+            }
+        }.error as? SQLCipherError
+        #expect(lockFree.get(), "the closed writer still held the session's write lock")
+        #expect(error?.kind == .misuse, "\(String(describing: error))")
+        pool.close()
+        let reopened = try Database(path: path, key: .passphrase("session-passphrase"))
+        #expect(try reopened.scalar(Int.self, "SELECT count(*) FROM t") == 0)
+    }
+
     @Test("a queue's async calls carry the caller's context too")
     func queue() async throws {
         let folder = try TemporaryDirectory()
