@@ -135,7 +135,7 @@ extension Database {
 
     /// Runs the library's own transaction control (`BEGIN`, `COMMIT`, `ROLLBACK`, its savepoints) past the guard's
     /// transaction rule.
-    private func controllingTransaction<Result>(_ body: () throws(SQLCipherError) -> Result)
+    func controllingTransaction<Result>(_ body: () throws(SQLCipherError) -> Result)
         throws(SQLCipherError) -> Result {
         let saved = sqlGuard.controlsTransaction
         sqlGuard.controlsTransaction = true

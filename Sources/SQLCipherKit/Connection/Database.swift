@@ -299,10 +299,7 @@ public final class Database {
         // Its transaction ends now, its locks with it, though a statement held elsewhere keeps the connection as a
         // zombie (the library's own rollback: the guard's rules and hooks let it through).
         if sqlite3_get_autocommit(handle) == 0 {
-            let saved = sqlGuard.controlsTransaction
-            sqlGuard.controlsTransaction = true
-            sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
-            sqlGuard.controlsTransaction = saved
+            _ = try? controllingTransaction { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
         }
         // The guard's hooks read its memory, freed with the connection: SQLite runs the rollback hook when it finally
         // closes a zombie connection that a statement held elsewhere kept open in a transaction (found by a reviewer).
