@@ -257,9 +257,10 @@ public final class Database {
     /// a progress closure), the connection is closed at once for every later call, the operation's included, which
     /// is interrupted and fails. The engine releases the connection (rolling back its transaction, releasing its
     /// locks) never from inside its own call: where the library's operation ends (a transaction's or savepoint's
-    /// rollback, a backup's, export's or rekey's failure, the end of a pool's or queue's `async` job), and otherwise
-    /// (a statement run outside the library's scopes, in a transaction of your own) at the next `close()` or when
-    /// the connection is released: until then it keeps that transaction's locks.
+    /// rollback, a backup's, export's or rekey's failure, the end of a pool's or queue's `async` job), or, for a
+    /// statement run outside the library's operations (in a transaction of your own), when its step is over. Closed
+    /// where no step runs (an observer's event at a statement's reset, at a transaction's end), it is released at
+    /// the connection's next use (which throws ``SQLCipherError/Kind/misuse``), its next `close()`, or its release.
     public func close() {
         releaseDeferredClose()
         guard let handle else { return }
@@ -279,8 +280,11 @@ public final class Database {
     }
 
     /// Releases the connection a ``close()`` from caller code left to the engine, once the operation it interrupted
-    /// has unwound to the library's own code: no caller code, no step of this connection's on the stack (the library
-    /// calls this where its operations end: a scope's rollback, a backup's, an export's, a rekey's failure).
+    /// has unwound to the library's own code: no caller code, no step of this connection's on the stack. The library
+    /// calls this where its operations end (a scope's rollback, a backup's, an export's, a rekey's failure), at the
+    /// end of every checked step, and at the next use of the closed connection. So a library frame never holds the
+    /// engine's handle across a statement it runs: it takes the handle after (``requireOpenHandle()``), or checks
+    /// ``stillHolds(_:)`` before it uses it again.
     func releaseDeferredClose() {
         guard let pending = deferredClose, sqlGuard.userCodeDepth == 0, sqlGuard.steppingDepth == 0 else { return }
         deferredClose = nil
@@ -336,7 +340,12 @@ public final class Database {
 
     /// The handle, or a misuse error once the connection is closed.
     func requireOpenHandle() throws(SQLCipherError) -> OpaquePointer {
-        guard let handle else { throw .api(.misuse, "the connection to '\(path)' is closed", path: path) }
+        guard let handle else {
+            // The caller's next use of a connection its own code closed (at a statement's reset, a commit's event)
+            // releases it, if no library operation is under way.
+            releaseDeferredClose()
+            throw .api(.misuse, "the connection to '\(path)' is closed", path: path)
+        }
         return handle
     }
 

@@ -86,7 +86,6 @@ extension Database {
     /// database's file. On failure nothing is left.
     func writeBackup(near targetPath: String, key: Key, progress: ((Double) -> Void)?) throws(SQLCipherError)
         -> TemporaryFile {
-        let source = try requireOpenHandle()
         let interrupts = interruptHandle.requestCount
         guard keyKind != nil else {
             // SQLCipher's backup copies pages between databases with the same encryption only.
@@ -111,6 +110,9 @@ extension Database {
         // On failure here or below, dropping `file` removes the private folder and everything in it.
         let destination = try Database(path: temporary, key: key, configuration: settings)
         do throws(SQLCipherError) {
+            // Taken after the snapshot's statement, at whose end the caller's observer may have closed the
+            // connection, and the engine released it (found by an attacker; see releaseDeferredClose).
+            let source = try requireOpenHandle()
             try copyPages(from: source, to: destination, progress: progress, interruptsBefore: interrupts)
             destination.close()
             try FileReplacement.sync(file)

@@ -73,8 +73,10 @@ extension Database {
     /// still authenticated, including those in the log).
     public func cipherIntegrityCheck() throws(SQLCipherError) -> [CipherIntegrityProblem] {
         // A read-only connection's checkpoint would fail with a disk I/O error (its file is open read-only).
-        let handle = try requireOpenHandle()
-        if try journalMode() == .wal && sqlite3_db_readonly(handle, "main") == 0 {
+        // Read before any statement runs: the caller's observer may close the connection at one, and the engine then
+        // releases the handle (see releaseDeferredClose).
+        let readOnly = sqlite3_db_readonly(try requireOpenHandle(), "main") != 0
+        if !readOnly, try journalMode() == .wal {
             try execute("PRAGMA wal_checkpoint(TRUNCATE)")
         }
         return try fetchAll("PRAGMA cipher_integrity_check").map { row in

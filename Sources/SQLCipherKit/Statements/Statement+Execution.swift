@@ -115,6 +115,10 @@ extension Statement {
         // caller code (a reviewer: the retain is not paid by an async job's every step).
         let held = database.observation == nil ? nil : database
         defer { withExtendedLifetime(held) {} }
+        // A close from the caller's code during this step (an observer's event) is released once the step is over
+        // and no library operation holds the engine's handle (found by an attacker: after a `BEGIN IMMEDIATE` of the
+        // caller's own, nothing else released it, and its transaction kept the write lock).
+        defer { if database.deferredClose != nil { database.releaseDeferredClose() } }
         // The observer's context before the other checks (the caller's code, which must not use the connection): they
         // then see the connection as it left it, closed included.
         let observation = database.observation

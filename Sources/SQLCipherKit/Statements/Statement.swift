@@ -179,6 +179,9 @@ public final class Statement {
         if isDetached {
             return SQLCipherError(kind: .misuse, message: "the statement's connection is closed", sql: sql)
         }
+        // Not detached: the connection lives (its release detaches its cached statements); a close its caller's
+        // code made inside one of its operations is released now, if none is under way.
+        database.releaseDeferredClose()
         return .api(.misuse, "the connection to '\(database.path)' is closed", path: database.path)
     }
 

@@ -102,6 +102,69 @@ struct DatabaseObserverMisuseTests {
     }
 }
 
+extension DatabaseObserverMisuseTests {
+    @Test("the connection closed by its observer at a statement's end inside the caller's own transaction (BEGIN IMMEDIATE of SQL text, outside the library's scopes), at the end of its step or at its reset: the engine releases it when the step is over or at the connection's next use, so its transaction rolls back and another connection takes the write lock while the closed Database still lives",
+          arguments: CipherConfiguration.all)
+    func closedInTheCallersTransaction(_ configuration: CipherConfiguration) throws {
+        let folder = try TemporaryDirectory()
+        for closeAt in ["step", "reset, then a statement", "reset, then the connection"] {
+            let path = folder.file("\(closeAt).db")
+            let (observer, db) = try MisusingObserver.observing(path, configuration)
+            try db.execute("PRAGMA journal_mode = WAL")
+            try db.execute("CREATE TABLE t(x); INSERT INTO t VALUES (1)")
+            try db.execute("BEGIN IMMEDIATE")
+            try db.execute("INSERT INTO t VALUES (2)")
+            if closeAt == "step" {
+                // The event comes from the step that ran the insert: the insert itself succeeded.
+                observer.action.withLock { $0 = .closeAtEnd(of: "INSERT INTO t VALUES (3)") }
+                try db.execute("INSERT INTO t VALUES (3)")
+            } else {
+                // A statement reset before its end reports it at the reset, outside any step.
+                let select = try db.cachedStatement("SELECT x FROM t")
+                #expect(try select.step())
+                observer.action.withLock { $0 = .closeAtEnd(of: "SELECT x FROM t") }
+                select.reset()
+                #expect(db.isClosed)
+                // The next use of the closed connection: a statement it prepared, or the connection itself.
+                let next = closeAt.hasSuffix("statement") ? thrownError { try select.step() }
+                    : thrownError { try db.execute("SELECT 1") }
+                #expect(next?.kind == .misuse, "\(closeAt): \(String(describing: next))")
+            }
+            #expect(observer.action.withLock { $0 } == nil, "\(closeAt): the observer was never told of the end")
+            #expect(db.isClosed, "\(closeAt)")
+            // The closed Database lives on; its transaction must not hold the write lock.
+            let other = try configuration.open(path)
+            try other.setBusyTimeout(.zero)
+            #expect(thrownError { try other.execute("BEGIN IMMEDIATE; INSERT INTO t VALUES (4); COMMIT") } == nil,
+                    "\(closeAt): the closed connection still holds the write lock")
+            #expect(try other.fetchAll("SELECT x FROM t").map { try $0.get(0, as: Int.self) } == [1, 4], "\(closeAt)")
+            withExtendedLifetime(db) {}
+        }
+    }
+
+    @Test("the connection closed by its observer at the end of a statement the library runs inside its own operation, before it uses the engine's handle again (a backup's snapshot, cipherIntegrityCheck's journal mode): the operation fails with misuse and touches no released handle (the sanitized suites run it on the ASan+UBSan engine)",
+          arguments: CipherConfiguration.all)
+    func closedAtALibrarysStatement(_ configuration: CipherConfiguration) throws {
+        let folder = try TemporaryDirectory()
+        for operation in ["backup", "cipherIntegrityCheck"] {
+            let path = folder.file("\(operation).db")
+            let (observer, db) = try MisusingObserver.observing(path, configuration)
+            // In WAL mode, the check reads the handle again after the journal mode (to checkpoint).
+            try db.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(x); INSERT INTO t VALUES (1)")
+            let copy = folder.file("\(operation)-copy.db")
+            let sql = operation == "backup" ? "SELECT count(*) FROM sqlite_schema" : "PRAGMA journal_mode"
+            observer.action.withLock { $0 = .closeAtEnd(of: sql) }
+            let error = operation == "backup" ? thrownError { try db.backup(to: copy, key: configuration.makeKey(0x11)) }
+                : thrownError { _ = try db.cipherIntegrityCheck() }
+            #expect(observer.action.withLock { $0 } == nil, "\(operation): the observer was never told of \(sql)")
+            #expect(error?.kind == .misuse, "\(operation): \(String(describing: error))")
+            #expect(db.isClosed)
+            #expect(!FileManager.default.fileExists(atPath: copy), "\(operation)")
+            #expect(try configuration.open(path).scalar(Int.self, "SELECT count(*) FROM t") == 1, "\(operation)")
+        }
+    }
+}
+
 /// Holds the caller's only strong reference to a connection (as a connection manager would).
 final class Holder: @unchecked Sendable {
     var database: Database?
@@ -111,6 +174,7 @@ final class Holder: @unchecked Sendable {
 final class MisusingObserver: DatabaseObserver {
     enum Action {
         case releaseAtFailure(Holder), releaseAtWAL(Holder), closeAtBusy, sqlAtBusy, sqlAtEnd(of: String)
+        case closeAtEnd(of: String)
     }
 
     let action = Mutex<Action?>(nil)
@@ -134,6 +198,9 @@ final class MisusingObserver: DatabaseObserver {
         case .sqlAtEnd(let sql) where event.sql == sql:
             action.withLock { $0 = nil }
             runSQL()
+        case .closeAtEnd(let sql) where event.sql == sql:
+            action.withLock { $0 = nil }
+            database.withLock { $0 }?.database.close()
         default: break
         }
     }
