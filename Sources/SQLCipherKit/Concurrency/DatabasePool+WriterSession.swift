@@ -36,7 +36,7 @@ extension DatabasePool {
         }
         await session.rollBack()
         session.end()
-        writerGate.release()
+        releaseWriter()
         closeIfRequested()
         return try outcome.get()
     }

@@ -23,6 +23,10 @@ import Synchronization
 /// Its connections run in WAL mode with ``Database/Synchronous/extra`` (the same as `FULL` there): every
 /// acknowledged write survives a power cut (<doc:Durability>).
 ///
+/// A connection closed while the pool lent it (by the closure's code or its observer: ``Database/close()``), or
+/// the writer a failed ``rekey(to:)`` closed, is replaced by a new one with the pool's key when the pool gets it
+/// back; the work that closed it fails with ``SQLCipherError/Kind/misuse``, and the next one runs.
+///
 /// - Important: Do not call the pool (``read(_:)-85cly``, ``write(_:)-94hpm``, ``barrierWrite(_:)``, ``rekey(to:)``)
 ///   from inside one of its own closures: use the ``Database`` the closure receives. A nested call would wait
 ///   for a connection the outer call holds, so it throws ``SQLCipherError/Kind/misuse`` at once instead. A
@@ -77,7 +81,7 @@ public final class DatabasePool: @unchecked Sendable {
     /// Set once by ``close()``.
     private let closed = OneWayFlag()
     // Thread-safe without the writer lock, which running work holds: close must reach that work.
-    private let writerInterrupt: InterruptHandle
+    private let writerInterrupt: Mutex<InterruptHandle>
 
     /// Opens the pool: the writer (switching the database to WAL), then the readers.
     ///
@@ -167,7 +171,7 @@ public final class DatabasePool: @unchecked Sendable {
         }
         self.writer = writer
         self.key = connectionKey
-        writerInterrupt = writer.interruptHandle
+        writerInterrupt = Mutex(writer.interruptHandle)
 
         var readerConfiguration = configuration.database
         readerConfiguration.mode = .readOnly
@@ -234,7 +238,7 @@ public final class DatabasePool: @unchecked Sendable {
                     observer.connectionReleased(PoolReleaseEvent(path: path, role: .reader, inUse: inUse,
                                                                  capacity: capacity, sequence: sequence))
                 }
-            }) { database in
+            }, replacement: openReader) { database in
                 try checkOpen()
                 return try database.transaction(.deferred) { try body(database) }
             }
@@ -266,7 +270,7 @@ public final class DatabasePool: @unchecked Sendable {
             return try await writeGroups.submit(to: self, body)
         }
         try await acquireWriter()
-        defer { writerGate.release() }
+        defer { releaseWriter() }
         // The job has finished when this returns (even when the task was cancelled): the gate is free to go.
         return try await AsyncJob.run(on: workers, observer: configuration.database.observer) { job in
             try self.writeHoldingGate { database in try job.perform(on: database, body) }
@@ -346,7 +350,7 @@ public final class DatabasePool: @unchecked Sendable {
 
     private func closeConnections() {
         // Keep interrupting what runs on the connections until the pool holds them all (Interrupter).
-        let interrupter = Interrupter(writer: writerInterrupt, readers: readers)
+        let interrupter = Interrupter(writer: writerInterrupt.withLock { $0 }, readers: readers)
         Thread.detachNewThread { interrupter.run() }
         defer { interrupter.stop() }
         try? exclusively { () throws(SQLCipherError) in
@@ -440,7 +444,7 @@ public final class DatabasePool: @unchecked Sendable {
         try checkOpen()
         let started = configuration.database.observer.map { _ in ContinuousClock.now }
         try writerGate.acquire(timeout: configuration.writerWaitTimeout)
-        defer { writerGate.release() }
+        defer { releaseWriter() }
         if let started { reportWriterAcquired(waitingSince: started) }
         return try withGateHeld(body)
     }
@@ -460,10 +464,35 @@ public final class DatabasePool: @unchecked Sendable {
         return try body(writer)
     }
 
+    /// Releases the writer gate, first replacing a writer that was closed while the gate was held: by the work's own
+    /// code or its observer (found by an attacker: the pool kept failing with "closed" on it until it was closed),
+    /// or by a failed rekey (the file keeps the key the pool holds). Not while the pool closes. A writer that does
+    /// not open stays, closed: its next use fails with misuse, and the next release tries again.
+    func releaseWriter() {
+        if let current = writer, current.isClosed, !closed.isSet {
+            var writerConfiguration = configuration.database
+            writerConfiguration.mode = .readWrite
+            if let fresh = try? Database(path: path, optionalKey: key, configuration: writerConfiguration,
+                                         preflight: true) {
+                writer = fresh
+                writerInterrupt.withLock { $0 = fresh.interruptHandle }
+            }
+        }
+        writerGate.release()
+    }
+
+    /// A reader in place of one its user closed. Called holding a reader permit: `key` changes only with all of them
+    /// held.
+    private func openReader() throws(SQLCipherError) -> Database {
+        var readerConfiguration = configuration.database
+        readerConfiguration.mode = .readOnly
+        return try Database(path: path, optionalKey: key, configuration: readerConfiguration, preflight: true)
+    }
+
     /// Runs `body` holding the writer and every reader (close waits for the writer without limit).
     private func exclusively(_ body: () throws(SQLCipherError) -> Void) throws(SQLCipherError) {
         try writerGate.acquire(timeout: closed.isSet ? nil : configuration.writerWaitTimeout, counted: false)
-        defer { writerGate.release() }
+        defer { releaseWriter() }
         try readers.withAllReadersTyped { () throws(SQLCipherError) in try body() }
     }
 

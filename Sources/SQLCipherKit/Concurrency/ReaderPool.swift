@@ -22,9 +22,12 @@ final class ReaderPool: @unchecked Sendable {
     /// Runs `body` with a free reader, waiting for one when all are busy.
     /// `acquired`, when given, is told how long the call waited, the readers in use (this one included), their
     /// number and the number of ``ObservationSequence`` taken with the count; `released`, the readers in use once
-    /// this one is back, their number and its number.
+    /// this one is back, their number and its number. A reader that `body` closed (itself, or through an observer)
+    /// goes back as `replacement`'s new connection when one opens (found by an attacker: the pool kept failing
+    /// with "closed" on it).
     func withReader<Result>(acquired: ((Duration, Int, Int, UInt64) -> Void)? = nil,
                             released: ((Int, Int, UInt64) -> Void)? = nil,
+                            replacement: () throws(SQLCipherError) -> Database,
                             _ body: (Database) throws -> Result) throws -> Result {
         let started = acquired.map { _ in ContinuousClock.now }
         permits.wait()
@@ -36,14 +39,25 @@ final class ReaderPool: @unchecked Sendable {
             reader.callingUserCode(runsNoSQL: true) { acquired(ContinuousClock.now - started, inUse, count, number) }
         }
         defer {
+            let returned = reader.isClosed ? replacing(reader, with: replacement) : reader
             let (inUse, number) = lock.withLock { () -> (Int, UInt64) in
-                available.append(reader)
+                available.append(returned)
                 return (count - available.count, released == nil ? 0 : ObservationSequence.shared.next())
             }
             permits.signal()
             released?(inUse, count, number)
         }
         return try body(reader)
+    }
+
+    /// A new connection from `open` in place of `reader`, which its user closed; `reader` itself when none opens (its
+    /// next user then fails with misuse, and the next release tries again).
+    private func replacing(_ reader: Database, with open: () throws(SQLCipherError) -> Database) -> Database {
+        guard let fresh = try? open() else { return reader }
+        lock.withLock {
+            if let index = all.firstIndex(where: { $0 === reader }) { all[index] = fresh }
+        }
+        return fresh
     }
 
     /// Runs `body` while holding every reader (no read can run).

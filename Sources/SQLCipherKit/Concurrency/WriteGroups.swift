@@ -185,7 +185,7 @@ final class WriteGroups: Sendable {
                     continuation.resume()
                 }
             }
-            pool.writerGate.release()
+            pool.releaseWriter()
         }
         let next = state.withLock { state -> Entry? in
             guard let first = state.queue.first else {

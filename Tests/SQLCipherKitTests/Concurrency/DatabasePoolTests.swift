@@ -213,6 +213,45 @@ struct DatabasePoolTests {
         #expect(try Database(path: path, key: raw).scalar(Int.self, "SELECT count(*) FROM t") == 2)
     }
 
+    @Test("a connection closed while the pool lent it (by the work's own code, or by a failed rekey) is replaced when the pool gets it back: the next read or write, sync, async, group-committed or in a session, runs on a new connection with the pool's key (found by an attacker: the pool kept failing with \"closed\" until it was closed)")
+    func closedConnectionsAreReplaced() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("replace.db")
+        var configuration = DatabasePool.Configuration(readerCount: 1)
+        configuration.database.busyTimeout = .milliseconds(50)
+        let pool = try DatabasePool(path: path, key: .passphrase("replace"), configuration: configuration)
+        defer { pool.close() }
+        try synchronously { try pool.write { try $0.execute("CREATE TABLE t(x)") } }
+        // The one reader, closed by a sync read, then by an async one.
+        try synchronously { () throws in
+            _ = try? pool.read { $0.close() }
+            #expect(try pool.read { try $0.scalar(Int.self, "SELECT count(*) FROM t") } == 0)
+        }
+        _ = try? await pool.read { $0.close() }
+        #expect(try await pool.read { try $0.scalar(Int.self, "SELECT count(*) FROM t") } == 0)
+        // The writer: a sync write, an async (group-committed) one, a writer session, each followed by a write.
+        try synchronously { () throws in
+            #expect(thrownError { try pool.write { $0.close() } }?.kind == .misuse)
+            try pool.write { try $0.execute("INSERT INTO t VALUES (1)") }
+        }
+        var closedAsync: SQLCipherError?
+        do { try await pool.write { $0.close() } } catch { closedAsync = error as? SQLCipherError }
+        #expect(closedAsync?.kind == .misuse)
+        try await pool.write { try $0.execute("INSERT INTO t VALUES (2)") }
+        _ = try? await pool.writeSession { session in try await session.execute { $0.close() } }
+        try await pool.write { try $0.execute("INSERT INTO t VALUES (3)") }
+        // A rekey that finds the file locked closes the writer; the file keeps the pool's key.
+        try synchronously { () throws in
+            let other = try Database(path: path, key: .passphrase("replace"))
+            try other.execute("BEGIN IMMEDIATE")
+            #expect(thrownError { try pool.rekey(to: .passphrase("new")) }?.kind == .busy)
+            try other.execute("ROLLBACK")
+            try pool.write { try $0.execute("INSERT INTO t VALUES (4)") }
+            #expect(try pool.read { try $0.scalar(Int.self, "SELECT sum(x) FROM t") } == 10)
+            #expect(try other.scalar(Int.self, "SELECT sum(x) FROM t") == 10)
+        }
+    }
+
     @Test("4 writer tasks and 8 reader tasks: every acknowledged write is there, no busy error, no partial transaction")
     func concurrentWritersAndReaders() async throws {
         let folder = try TemporaryDirectory()
@@ -373,4 +412,9 @@ struct DatabasePoolTests {
         #expect(try await pool.read { try $0.scalar(Int.self, "SELECT count(*) FROM t") } == 5)
         pool.close()
     }
+}
+
+/// Runs `body` as synchronous code: inside it, a pool's calls resolve to their blocking variants.
+private func synchronously<Result>(_ body: () throws -> Result) throws -> Result {
+    try body()
 }
