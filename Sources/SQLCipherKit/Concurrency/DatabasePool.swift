@@ -24,8 +24,10 @@ import Synchronization
 /// acknowledged write survives a power cut (<doc:Durability>).
 ///
 /// A connection closed while the pool lent it (by the closure's code or its observer: ``Database/close()``), or
-/// the writer a failed ``rekey(to:)`` closed, is replaced by a new one with the pool's key when the pool gets it
-/// back; the work that closed it fails with ``SQLCipherError/Kind/misuse``, and the next one runs.
+/// the writer a failed ``rekey(to:)`` closed, is replaced by a new one with the pool's key before the next work
+/// that needs it (not within a writer session or a group commit, whose transaction the closed writer ended). The
+/// work that closed it fails with ``SQLCipherError/Kind/misuse`` when something of it was left to do on the
+/// connection, such as its transaction's commit.
 ///
 /// - Important: Do not call the pool (``read(_:)-85cly``, ``write(_:)-94hpm``, ``barrierWrite(_:)``, ``rekey(to:)``)
 ///   from inside one of its own closures: use the ``Database`` the closure receives. A nested call would wait
@@ -72,6 +74,8 @@ public final class DatabasePool: @unchecked Sendable {
     // only with the writer gate and every reader permit held (see `exclusively`).
     let writerGate: WriterGate
     private var writer: Database?
+    /// Set when the writer gate was released with the writer closed (``releaseWriter()``); guarded by the gate too.
+    private var writerReplacementDue = false
     /// Runs the work of `async` calls: one thread per connection at most (see ``WorkerThreads``).
     let workers: WorkerThreads
     /// Groups `async` writes that wait together into one commit (``Configuration/groupCommit``).
@@ -297,6 +301,7 @@ public final class DatabasePool: @unchecked Sendable {
 
     private func rekeyExclusively(to newKey: Key) throws(SQLCipherError) {
         try exclusively { () throws(SQLCipherError) in
+            replaceClosedWriter()
             guard let writer else { throw .api(.misuse, "the pool is closed", path: path) }
             guard isEncrypted else {
                 throw .api(.misuse, """
@@ -306,14 +311,31 @@ public final class DatabasePool: @unchecked Sendable {
             }
             let salt = try writer.cipherSalt()
             let connectionKey = try KeyDerivation.rawKey(from: newKey, salt: salt, settings: configuration.database.cipher)
-            try writer.rekey(to: connectionKey)
-            key = connectionKey
-            var readerConfiguration = configuration.database
-            readerConfiguration.mode = .readOnly
-            let path = self.path
-            try readers.reopenAll { () throws(SQLCipherError) in
-                try Database(path: path, key: connectionKey, configuration: readerConfiguration)
+            var committed = false
+            do throws(SQLCipherError) {
+                try writer.rekey(to: connectionKey, committed: &committed)
+            } catch {
+                // Failed after its commit (the read-back check, or its observer closed the writer): the file is
+                // under the new key, which the pool takes for the connections it opens (found by a reviewer: the
+                // replacement writer would open with the old key, and fail, for good).
+                if committed {
+                    key = connectionKey
+                    try? reopenReaders(with: connectionKey)
+                }
+                throw error
             }
+            key = connectionKey
+            try reopenReaders(with: connectionKey)
+        }
+    }
+
+    /// Replaces every reader with a connection keyed with `connectionKey` (call holding them all).
+    private func reopenReaders(with connectionKey: Key) throws(SQLCipherError) {
+        var readerConfiguration = configuration.database
+        readerConfiguration.mode = .readOnly
+        let path = self.path
+        try readers.reopenAll { () throws(SQLCipherError) in
+            try Database(path: path, key: connectionKey, configuration: readerConfiguration)
         }
     }
 
@@ -460,30 +482,42 @@ public final class DatabasePool: @unchecked Sendable {
     /// Runs `body` on the writer; the caller holds the writer gate.
     func withGateHeld<Result>(_ body: (Database) throws -> Result) throws -> Result {
         try checkOpen()
+        replaceClosedWriter()
         guard let writer else { throw SQLCipherError.api(.misuse, "the pool is closed", path: path) }
         return try body(writer)
     }
 
-    /// Releases the writer gate, first replacing a writer that was closed while the gate was held: by the work's own
-    /// code or its observer (found by an attacker: the pool kept failing with "closed" on it until it was closed),
-    /// or by a failed rekey (the file keeps the key the pool holds). Not while the pool closes. A writer that does
-    /// not open stays, closed: its next use fails with misuse, and the next release tries again.
+    /// Releases the writer gate. A writer closed while the gate was held (by the work's own code or its observer, or
+    /// by a failed rekey) is replaced by the next holder, before its work and on the thread that runs it (a pool's
+    /// worker for `async` calls: opening a connection blocks), never inside a writer session or a group commit,
+    /// whose transaction it was (found by an attacker: the pool kept failing with "closed" on it until it closed).
     func releaseWriter() {
-        if let current = writer, current.isClosed, !closed.isSet {
-            var writerConfiguration = configuration.database
-            writerConfiguration.mode = .readWrite
-            if let fresh = try? Database(path: path, optionalKey: key, configuration: writerConfiguration,
-                                         preflight: true) {
-                writer = fresh
-                writerInterrupt.withLock { $0 = fresh.interruptHandle }
-            }
-        }
+        if writer?.isClosed == true { writerReplacementDue = true }
         writerGate.release()
+    }
+
+    /// Opens a new writer in place of a closed one, with the pool's key; called holding the writer gate, before its
+    /// holder's work. Not while the pool closes. A writer that does not open stays, closed: the work fails with
+    /// misuse, and the next holder tries again.
+    private func replaceClosedWriter() {
+        guard writerReplacementDue else { return }
+        guard let current = writer, current.isClosed, !closed.isSet else {
+            writerReplacementDue = false
+            return
+        }
+        var writerConfiguration = configuration.database
+        writerConfiguration.mode = .readWrite
+        guard let fresh = try? Database(path: path, optionalKey: key, configuration: writerConfiguration,
+                                        preflight: true) else { return }
+        writer = fresh
+        writerInterrupt.withLock { $0 = fresh.interruptHandle }
+        writerReplacementDue = false
     }
 
     /// A reader in place of one its user closed. Called holding a reader permit: `key` changes only with all of them
     /// held.
     private func openReader() throws(SQLCipherError) -> Database {
+        try checkOpen()
         var readerConfiguration = configuration.database
         readerConfiguration.mode = .readOnly
         return try Database(path: path, optionalKey: key, configuration: readerConfiguration, preflight: true)

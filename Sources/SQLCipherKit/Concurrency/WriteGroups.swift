@@ -292,19 +292,24 @@ final class WriteGroups: Sendable {
                     // run again, each alone, before anything else.
                     ObservationContext.with(entry.job.context) { database.rollbackTransaction() }
                     open = false
-                    if !members.isEmpty {
-                        state.withLock { state in
-                            for member in members { member.runsAlone = true }
-                            state.queue.insert(contentsOf: members, at: 0)
-                        }
-                        // Queued again: they wait for the writer once more (the observer told so, running no SQL).
-                        _ = database.callingUserCode(runsNoSQL: true) {
-                            pool.writerGate.adjustPending(by: members.count)
-                        }
-                        members.removeAll()
-                    }
+                    queueAgainAlone(&members, database: database, pool: pool)
                 }
                 entry.finish()
+            }
+            if database.isClosed {
+                // The write closed the writer (its own code, or its observer), and the engine rolled the group's
+                // transaction back with it: the write fails alone, and the earlier ones run again, each alone, on
+                // the writer the pool opens in its place (found by a reviewer: the next write failed on the closed
+                // writer).
+                if members.last === entry {
+                    members.removeLast()
+                    entry.fail(SQLCipherError.api(.misuse, "the write closed the pool's writer: nothing of it was "
+                        + "committed", path: database.path))
+                    entry.finish()
+                }
+                open = false
+                queueAgainAlone(&members, database: database, pool: pool)
+                break
             }
             let now = ContinuousClock.now
             if alone || now - started >= limits.maxDuration || now - jobStarted >= limits.maxDuration { break }
@@ -322,6 +327,21 @@ final class WriteGroups: Sendable {
             }
         }
         for member in members { member.finish() }
+    }
+
+    /// Puts `members`, whose work a rollback undid, back at the head of the queue to run again, each alone.
+    private func queueAgainAlone(_ members: inout [Entry], database: Database, pool: DatabasePool) {
+        guard !members.isEmpty else { return }
+        state.withLock { state in
+            for member in members { member.runsAlone = true }
+            state.queue.insert(contentsOf: members, at: 0)
+        }
+        // Queued again: they wait for the writer once more (the observer told so, running no SQL).
+        let count = members.count
+        _ = database.callingUserCode(runsNoSQL: true) {
+            pool.writerGate.adjustPending(by: count)
+        }
+        members.removeAll()
     }
 
     /// Throws ``SQLCipherError/Kind/misuse`` when the first write ended the group's transaction and went on (it caught

@@ -283,8 +283,9 @@ public final class Database {
     /// has unwound to the library's own code: no caller code, no step of this connection's on the stack. The library
     /// calls this where its operations end (a scope's rollback, a backup's, an export's, a rekey's failure), at the
     /// end of every checked step, and at the next use of the closed connection. So a library frame never holds the
-    /// engine's handle across a statement it runs: it takes the handle after (``requireOpenHandle()``), or checks
-    /// ``stillHolds(_:)`` before it uses it again.
+    /// engine's handle across a statement it runs on a connection the caller can reach: it takes the handle after
+    /// (``requireOpenHandle()``), or checks ``stillHolds(_:)`` before it uses it again (a private connection without
+    /// an observer, as `migrate`'s, cannot be closed under it).
     func releaseDeferredClose() {
         guard let pending = deferredClose, sqlGuard.userCodeDepth == 0, sqlGuard.steppingDepth == 0 else { return }
         deferredClose = nil
@@ -312,6 +313,8 @@ public final class Database {
         sqlite3_commit_hook(handle, { _ in 1 }, nil)
         sqlite3_rollback_hook(handle, nil, nil)
         sqlite3_set_authorizer(handle, nil, nil)
+        // Its closure's box is released by the frame that set it, which no longer touches a released handle.
+        sqlite3_progress_handler(handle, 0, nil, nil)
         // _v2 defers the close until outstanding statements are finalized, so this never fails with BUSY.
         sqlite3_close_v2(handle)
         // A close the observer asked for while the statements were finalized is this one.

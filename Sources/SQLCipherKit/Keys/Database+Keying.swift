@@ -37,6 +37,13 @@ extension Database {
     ///   (likewise), ``SQLCipherError/Kind/busy`` when another connection holds a lock (likewise), or the error of
     ///   the check under the new key, whose message says the rekey was committed.
     public func rekey(to newKey: Key) throws(SQLCipherError) {
+        var committed = false
+        try rekey(to: newKey, committed: &committed)
+    }
+
+    /// `rekey(to:)`, telling whether the rekey was committed (`committed`), also when it then throws: the file is
+    /// under `newKey` then.
+    func rekey(to newKey: Key, committed: inout Bool) throws(SQLCipherError) {
         let db = try requireOpenHandle()
         // Not from an observer's event or inside a step (found by a reviewer): the rekey's own write transaction
         // would run in the middle of the connection's operation.
@@ -47,6 +54,7 @@ extension Database {
         let code = newKey.material.withUnsafeBytes { bytes in
             sqlite3_rekey_v2(db, "main", bytes.baseAddress, Int32(bytes.count))
         }
+        committed = code == SQLITE_OK
         if isClosed {
             // Closed by the observer during the rekey (at a busy wait): released now, and said as it is.
             releaseDeferredClose()

@@ -180,9 +180,14 @@ public final class Statement {
             return SQLCipherError(kind: .misuse, message: "the statement's connection is closed", sql: sql)
         }
         // Not detached: the connection lives (its release detaches its cached statements); a close its caller's
-        // code made inside one of its operations is released now, if none is under way.
-        database.releaseDeferredClose()
-        return .api(.misuse, "the connection to '\(database.path)' is closed", path: database.path)
+        // code made inside one of its operations is released now, if none is under way. Held strongly meanwhile: the
+        // statements the release finalizes report their end to the observer, which may drop the caller's last
+        // reference to the connection (found by a reviewer).
+        let database: Database = database
+        return withExtendedLifetime(database) {
+            database.releaseDeferredClose()
+            return .api(.misuse, "the connection to '\(database.path)' is closed", path: database.path)
+        }
     }
 
     /// Throws the error of a failed bind (or other call) whose result code is `code`.

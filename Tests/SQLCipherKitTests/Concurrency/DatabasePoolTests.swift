@@ -213,14 +213,24 @@ struct DatabasePoolTests {
         #expect(try Database(path: path, key: raw).scalar(Int.self, "SELECT count(*) FROM t") == 2)
     }
 
-    @Test("a connection closed while the pool lent it (by the work's own code, or by a failed rekey) is replaced when the pool gets it back: the next read or write, sync, async, group-committed or in a session, runs on a new connection with the pool's key (found by an attacker: the pool kept failing with \"closed\" until it was closed)")
-    func closedConnectionsAreReplaced() async throws {
+    @Test("a connection closed while the pool lent it (by the work's own code, or by a failed rekey) is replaced before the next work that needs it: the next read or write, sync, async, group-committed or in a session, runs on a new connection with the pool's connection key (found by an attacker: the pool kept failing with \"closed\" until it was closed)",
+          arguments: ["passphrase", "raw key", "unencrypted"])
+    func closedConnectionsAreReplaced(_ kind: String) async throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("replace.db")
         var configuration = DatabasePool.Configuration(readerCount: 1)
         configuration.database.busyTimeout = .milliseconds(50)
-        let pool = try DatabasePool(path: path, key: .passphrase("replace"), configuration: configuration)
+        let key: Key? = switch kind {
+        case "passphrase": try .passphrase("replace")
+        case "raw key": try .rawKey([UInt8](repeating: 3, count: 32))
+        default: nil
+        }
+        let pool = try key.map { try DatabasePool(path: path, key: $0, configuration: configuration) }
+            ?? (try DatabasePool(unencryptedPath: path, configuration: configuration))
         defer { pool.close() }
+        let open = { () throws -> Database in
+            try key.map { try Database(path: path, key: $0) } ?? (try Database(unencryptedPath: path))
+        }
         try synchronously { try pool.write { try $0.execute("CREATE TABLE t(x)") } }
         // The one reader, closed by a sync read, then by an async one.
         try synchronously { () throws in
@@ -240,16 +250,44 @@ struct DatabasePoolTests {
         try await pool.write { try $0.execute("INSERT INTO t VALUES (2)") }
         _ = try? await pool.writeSession { session in try await session.execute { $0.close() } }
         try await pool.write { try $0.execute("INSERT INTO t VALUES (3)") }
-        // A rekey that finds the file locked closes the writer; the file keeps the pool's key.
+        // The new connections are keyed as the pool keys its readers (a passphrase pool: with the derived key).
+        let kinds = pool.connectionKeyKinds
+        #expect(kinds.readers.allSatisfy { $0 == kinds.writer } && (kinds.writer == nil) == (key == nil), "\(kinds)")
         try synchronously { () throws in
-            let other = try Database(path: path, key: .passphrase("replace"))
-            try other.execute("BEGIN IMMEDIATE")
-            #expect(thrownError { try pool.rekey(to: .passphrase("new")) }?.kind == .busy)
-            try other.execute("ROLLBACK")
+            let other = try open()
+            if key != nil {
+                // A rekey that finds the file locked closes the writer; the file keeps the pool's key.
+                try other.execute("BEGIN IMMEDIATE")
+                #expect(thrownError { try pool.rekey(to: .passphrase("new")) }?.kind == .busy)
+                try other.execute("ROLLBACK")
+            }
             try pool.write { try $0.execute("INSERT INTO t VALUES (4)") }
             #expect(try pool.read { try $0.scalar(Int.self, "SELECT sum(x) FROM t") } == 10)
             #expect(try other.scalar(Int.self, "SELECT sum(x) FROM t") == 10)
         }
+    }
+
+    @Test("a pool's rekey that commits, then fails (its observer closes the writer at the first statement after the rekey's commit, the journal mode's, so the check under the new key fails): the pool takes the new key, and the writer it opens in place of the closed one, its readers and a new connection open with it (found by a reviewer: the replacement opened with the old key, for good)")
+    func rekeyCommittedThenFailed() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("rekeyed.db")
+        let observer = MisusingObserver()
+        let pool = try DatabasePool(path: path, key: .passphrase("before"),
+                                    configuration: .init(readerCount: 1, database: .init(observer: observer)))
+        defer { pool.close() }
+        try pool.write { db in
+            try db.execute("CREATE TABLE t(x); INSERT INTO t VALUES (1)")
+            observer.database.withLock { $0 = Unowned(db) }
+        }
+        // The pool reads the salt, then rekeys; the rekey's first statement after its commit reads the journal mode.
+        observer.action.withLock { $0 = .closeAtContextAfter("cipher_salt") }
+        let error = thrownError { try pool.rekey(to: .passphrase("after")) }
+        #expect(error?.kind == .misuse && error?.message.contains("the rekey was committed") == true,
+                "\(String(describing: error))")
+        #expect(observer.action.withLock { $0 } == nil, "the observer never closed the writer")
+        try pool.write { try $0.execute("INSERT INTO t VALUES (2)") }
+        #expect(try pool.read { try $0.scalar(Int.self, "SELECT sum(x) FROM t") } == 3)
+        #expect(try Database(path: path, key: .passphrase("after")).scalar(Int.self, "SELECT sum(x) FROM t") == 3)
     }
 
     @Test("4 writer tasks and 8 reader tasks: every acknowledged write is there, no busy error, no partial transaction")

@@ -140,6 +140,44 @@ struct GroupCommitTests {
         #expect(try await values(pool).last == 4)
     }
 
+    @Test("a write that closes the pool's writer in a group fails alone (misuse), its work undone (found by a reviewer): the write before it runs again and commits, the one after it commits, each on the writer the pool opens in its place",
+          arguments: [false, true])
+    func groupWriteClosesTheWriter(culpritFirst: Bool) async throws {
+        let folder = try TemporaryDirectory()
+        let pool = try pool(folder)
+        defer { pool.close() }
+        try await pool.write { db in try db.execute("INSERT INTO t VALUES (0)") }
+        let (release, session) = try await holdWriter(pool)
+        var tasks: [(Int, Task<Void, any Error>)] = []
+        let order: [Int] = culpritFirst ? [2, 3] : [1, 2, 3]
+        for (index, value) in order.enumerated() {
+            tasks.append((value, Task {
+                try await pool.write { db in
+                    try db.execute("INSERT INTO t VALUES (?)", [value])
+                    if value == 2 { db.close() }
+                }
+            }))
+            try await waitForQueued(pool, index + 1)
+        }
+        release()
+        try await session.value
+        var committed: [Int: Bool] = [:]
+        var culpritsError: SQLCipherError?
+        for (value, task) in tasks {
+            let error = await outcome { try await task.value }.error
+            committed[value] = error == nil
+            if value == 2 { culpritsError = error as? SQLCipherError }
+        }
+        #expect(culpritsError?.kind == .misuse, "\(String(describing: culpritsError))")
+        let rows = try await values(pool)
+        for (value, reported) in committed {
+            #expect(reported == rows.contains(value), "\(value) reported committed: \(reported); rows \(rows)")
+        }
+        #expect(rows == (culpritFirst ? [0, 3] : [0, 1, 3]), "\(rows)")
+        try await pool.write { db in try db.execute("INSERT INTO t VALUES (4)") }
+        #expect(try await values(pool).last == 4)
+    }
+
     @Test("50 writes that wait together share one commit; each returns its own result after it")
     func waitingWritesShareOneCommit() async throws {
         let folder = try TemporaryDirectory()

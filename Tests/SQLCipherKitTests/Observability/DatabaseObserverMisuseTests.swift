@@ -103,6 +103,31 @@ struct DatabaseObserverMisuseTests {
 }
 
 extension DatabaseObserverMisuseTests {
+    @Test("the connection closed at a statement's reset, then released at its next use, whose release finalizes a statement left after a row: at that statement's end the observer releases the caller's last reference, and nothing touches the freed connection (found by a reviewer; the sanitized suites run it on the ASan+UBSan engine)",
+          arguments: CipherConfiguration.all)
+    func releasedAtTheNextUse(_ configuration: CipherConfiguration) throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("n.db")
+        let holder = Holder()
+        let observer = MisusingObserver()
+        holder.database = try configuration.open(path, observer: observer)
+        try holder.database?.execute("CREATE TABLE t(x); INSERT INTO t VALUES (1), (2)")
+        // Left after a row in the cache, held by nothing else: the release finalizes it, and SQLite reports its end.
+        #expect(try holder.database?.cachedStatement("SELECT x FROM t WHERE x > 0").step() == true)
+        let closing = try #require(try holder.database?.cachedStatement("SELECT x FROM t"))
+        #expect(try closing.step())
+        observer.action.withLock {
+            $0 = .closeThenRelease(close: "SELECT x FROM t", release: "SELECT x FROM t WHERE x > 0", holder)
+        }
+        closing.reset()
+        #expect(holder.database?.isClosed == true)
+        // The next use releases the connection; the observer drops it meanwhile.
+        #expect(thrownError { try closing.step() }?.kind == .misuse)
+        #expect(holder.database == nil, "the observer was never told of the finalized statement's end")
+        #expect(observer.action.withLock { $0 } == nil)
+        #expect(try configuration.open(path).scalar(Int.self, "SELECT count(*) FROM t") == 2)
+    }
+
     @Test("the connection closed by its observer at a statement's end inside the caller's own transaction (BEGIN IMMEDIATE of SQL text, outside the library's scopes), at the end of its step or at its reset: the engine releases it when the step is over or at the connection's next use, so its transaction rolls back and another connection takes the write lock while the closed Database still lives",
           arguments: CipherConfiguration.all)
     func closedInTheCallersTransaction(_ configuration: CipherConfiguration) throws {
@@ -175,6 +200,11 @@ final class MisusingObserver: DatabaseObserver {
     enum Action {
         case releaseAtFailure(Holder), releaseAtWAL(Holder), closeAtBusy, sqlAtBusy, sqlAtEnd(of: String)
         case closeAtEnd(of: String)
+        /// Closes the connection at `close`'s end, then releases `holder`'s reference at `release`'s.
+        case closeThenRelease(close: String, release: String, Holder), releaseAtEnd(of: String, Holder)
+        /// Closes the connection when asked for the context of the first statement to start after one whose SQL ends
+        /// with the text given.
+        case closeAtContextAfter(String), closeAtNextContext
     }
 
     let action = Mutex<Action?>(nil)
@@ -201,14 +231,33 @@ final class MisusingObserver: DatabaseObserver {
         case .closeAtEnd(let sql) where event.sql == sql:
             action.withLock { $0 = nil }
             database.withLock { $0 }?.database.close()
+        case .closeThenRelease(let close, let release, let holder) where event.sql == close:
+            action.withLock { $0 = .sqlAtEnd(of: "") }
+            holder.database?.close()
+            action.withLock { $0 = .releaseAtEnd(of: release, holder) }
+        case .closeAtContextAfter(let suffix) where event.sql.hasSuffix(suffix):
+            action.withLock { $0 = .closeAtNextContext }
+        case .releaseAtEnd(let sql, let holder) where event.sql == sql:
+            action.withLock { $0 = nil }
+            holder.database = nil
         default: break
         }
     }
 
-    func walCommitted(_ event: WALEvent) {
-        guard case .releaseAtWAL(let holder) = action.withLock({ $0 }) else { return }
+    func currentContext() -> (any Sendable)? {
+        guard case .closeAtNextContext = action.withLock({ $0 }) else { return nil }
         action.withLock { $0 = nil }
-        holder.database = nil
+        database.withLock { $0 }?.database.close()
+        return nil
+    }
+
+    func walCommitted(_ event: WALEvent) {
+        switch action.withLock({ $0 }) {
+        case .releaseAtWAL(let holder):
+            action.withLock { $0 = nil }
+            holder.database = nil
+        default: break
+        }
     }
 
     func busyRetried(_ event: BusyEvent) {
