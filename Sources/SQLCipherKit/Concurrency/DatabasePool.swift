@@ -220,7 +220,7 @@ public final class DatabasePool: @unchecked Sendable {
 
     /// ``write(_:)`` for a caller that holds the writer gate already (the `async` variants).
     private func writeHoldingGate<Result>(_ body: (Database) throws -> Result) throws -> Result {
-        try marked("DatabasePool.write") {
+        try marked("DatabasePool.write", closesWhenDone: false) {
             try withGateHeld { database in try database.transaction(.immediate) { try body(database) } }
         }
     }
@@ -274,7 +274,10 @@ public final class DatabasePool: @unchecked Sendable {
             return try await writeGroups.submit(to: self, body)
         }
         try await acquireWriter()
-        defer { releaseWriter() }
+        defer {
+            releaseWriter()
+            closeIfRequested()
+        }
         // The job has finished when this returns (even when the task was cancelled): the gate is free to go.
         return try await AsyncJob.run(on: workers, observer: configuration.database.observer) { job in
             try self.writeHoldingGate { database in try job.perform(on: database, body) }
@@ -294,6 +297,8 @@ public final class DatabasePool: @unchecked Sendable {
     /// the readers with the new key (a passphrase is derived once again, with the database's salt).
     public func rekey(to newKey: Key) throws(SQLCipherError) {
         try checkNotInSession("DatabasePool.rekey(to:)")
+        // A close from the rekey's events takes effect when it ends (found by an attacker: not before the next call).
+        defer { closeIfRequested() }
         try ReentrancyMarker.runTyped(self, "DatabasePool.rekey(to:)", path: path) { () throws(SQLCipherError) in
             try rekeyExclusively(to: newKey)
         }
@@ -364,9 +369,11 @@ public final class DatabasePool: @unchecked Sendable {
     }
 
     /// Runs `body` as work of this pool on this thread (see ``ReentrancyMarker``); the outermost call performs a
-    /// close requested from inside.
-    private func marked<Result>(_ description: String, _ body: () throws -> Result) throws -> Result {
-        defer { closeIfRequested() }
+    /// close requested from inside, unless `closesWhenDone` is false: its caller holds the writer gate, which the
+    /// close waits for (found by an attacker: a deadlock), and closes once it has released it.
+    private func marked<Result>(_ description: String, closesWhenDone: Bool = true,
+                                _ body: () throws -> Result) throws -> Result {
+        defer { if closesWhenDone { closeIfRequested() } }
         return try ReentrancyMarker.run(self, description, path: path, body)
     }
 
@@ -439,11 +446,18 @@ public final class DatabasePool: @unchecked Sendable {
     }
 
     /// Takes the writer gate for an `async` caller (waiting at most ``Configuration/writerWaitTimeout``), and reports
-    /// the wait to the observer with the caller's context.
+    /// the wait to the observer with the caller's context, as work of the pool: a ``close()`` there takes effect
+    /// where the caller calls ``closeIfRequested()``, once it has released the gate (found by an attacker: the close
+    /// waited for the gate this task held, a deadlock).
     func acquireWriter() async throws(SQLCipherError) {
         let started = configuration.database.observer.map { _ in ContinuousClock.now }
         try await writerGate.acquire(timeout: configuration.writerWaitTimeout)
-        if let started { reportWriterAcquired(waitingSince: started) }
+        if let started {
+            // No await in between: the mark and the report are on one thread.
+            _ = try? ReentrancyMarker.run(self, "DatabasePool's observer", path: path) {
+                reportWriterAcquired(waitingSince: started)
+            }
+        }
     }
 
     /// Reports that a write got the writer after waiting since `started`, with the current context. The caller holds
@@ -474,7 +488,7 @@ public final class DatabasePool: @unchecked Sendable {
     /// Runs `body` on the writer as the pool's write work (nested pool calls refused, a nested close performed at
     /// the end); the caller holds the writer gate. For ``WriteGroups``, whose transaction is its own.
     func withWriterForGroup(_ body: (Database) throws -> Void) throws {
-        try marked("DatabasePool.write") {
+        try marked("DatabasePool.write", closesWhenDone: false) {
             try withGateHeld(body)
         }
     }

@@ -186,6 +186,9 @@ final class WriteGroups: Sendable {
                 }
             }
             pool.releaseWriter()
+            // A close from the group's writes or events, once the gate is free (found by an attacker: from inside the
+            // group it waited for the gate the group held).
+            pool.closeIfRequested()
         }
         let next = state.withLock { state -> Entry? in
             guard let first = state.queue.first else {

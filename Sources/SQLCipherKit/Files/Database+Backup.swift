@@ -33,7 +33,10 @@ extension Database {
     ///   - replacing: Whether an existing file at `targetPath` may be replaced (atomically, once the copy is
     ///     complete). Default: false.
     ///   - progress: Called after every step with the fraction of pages copied so far (0...1). It never
-    ///     decreases: the snapshot keeps SQLite from restarting the copy when another connection commits.
+    ///     decreases: the snapshot keeps SQLite from restarting the copy when another connection commits. It may run
+    ///     no SQL on this connection (that throws ``SQLCipherError/Kind/misuse``): a write there would turn the
+    ///     backup's snapshot into a write transaction, which the copy then waits for without end (found by an
+    ///     attacker).
     /// - Throws: ``SQLCipherError/Kind/misuse`` inside a transaction (the backup takes its own snapshot);
     ///   ``SQLCipherError/Kind/invalidArgument`` when `targetPath` exists and `replacing` is false, or is this
     ///   database; ``SQLCipherError/Kind/interrupted`` after ``interrupt()``; any error of the copy.
@@ -150,7 +153,7 @@ extension Database {
             let total = Double(max(1, sqlite3_backup_pagecount(backup)))
             // Reported as SQLite counts it: a restarted copy (which the snapshot rules out) would show as a drop.
             if let progress {
-                callingUserCode { progress(1 - Double(sqlite3_backup_remaining(backup)) / total) }
+                callingUserCode(runsNoSQL: true) { progress(1 - Double(sqlite3_backup_remaining(backup)) / total) }
                 try requireOpenAfterProgress()
             }
         }
@@ -160,7 +163,7 @@ extension Database {
             throw SQLCipherError(code: code, connection: target, path: destination.path)
         }
         if let progress {
-            callingUserCode { progress(1) }
+            callingUserCode(runsNoSQL: true) { progress(1) }
             try requireOpenAfterProgress()
         }
     }

@@ -72,7 +72,8 @@ public protocol DatabaseObserver: Sendable {
     /// A pool's read got a reader connection.
     func readerAcquired(_ event: PoolWaitEvent)
 
-    /// A pool's writer or reader was given back (to the next waiter, or to the pool).
+    /// A pool's writer or reader was given back (to the next waiter, or to the pool). The connection may already be
+    /// another work's: an observer that kept a reference to it must not use or close it here.
     func connectionReleased(_ event: PoolReleaseEvent)
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import ProcessTestSupport
+import Synchronization
 import Testing
 @testable import SQLCipherKit
 
@@ -290,6 +291,37 @@ struct DatabasePoolTests {
         #expect(try Database(path: path, key: .passphrase("after")).scalar(Int.self, "SELECT sum(x) FROM t") == 3)
     }
 
+    @Test("a pool closed from inside its own async work (a write's closure, with group commit on or off; its observer's writerAcquired for such a write or a writer session) closes once that work has released the writer: the call returns, and the pool's connections are closed (found by an attacker: the close waited for the writer the work held, for ever)",
+          arguments: ["write, group commit", "write", "writerAcquired, group commit", "writerAcquired", "writerAcquired, session"])
+    func closedFromItsOwnAsyncWork(_ route: String) async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("close.db")
+        let observer = PoolClosingObserver()
+        var configuration = DatabasePool.Configuration(readerCount: 1, database: .init(observer: observer))
+        if !route.hasSuffix("group commit") { configuration.groupCommit = .off }
+        let pool = try DatabasePool(path: path, key: .passphrase("close"), configuration: configuration)
+        observer.pool = pool
+        try await pool.write { try $0.execute("CREATE TABLE t(x)") }
+        let fromTheClosure = route.hasPrefix("write,") || route == "write"
+        if !fromTheClosure { observer.armed.withLock { $0 = true } }
+        await waitForReturn(within: .seconds(30), "\(route): a pool closed from inside its own work") {
+            if route.hasSuffix("session") {
+                _ = try? await pool.writeSession { session in
+                    try await session.execute { try $0.execute("INSERT INTO t VALUES (1)") }
+                }
+            } else {
+                _ = try? await pool.write { db in
+                    try db.execute("INSERT INTO t VALUES (1)")
+                    if fromTheClosure { pool.close() }
+                }
+            }
+        }
+        #expect(observer.armed.withLock { $0 } == false, "\(route): the observer was never told")
+        #expect(pool.isClosed)
+        // Closed, not only marked: the last connection to close removed the write-ahead log.
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "\(route): the connections are still open")
+    }
+
     @Test("4 writer tasks and 8 reader tasks: every acknowledged write is there, no busy error, no partial transaction")
     func concurrentWritersAndReaders() async throws {
         let folder = try TemporaryDirectory()
@@ -455,4 +487,40 @@ struct DatabasePoolTests {
 /// Runs `body` as synchronous code: inside it, a pool's calls resolve to their blocking variants.
 private func synchronously<Result>(_ body: () throws -> Result) throws -> Result {
     try body()
+}
+
+/// Runs `body` in a task of its own and waits for it from a thread of its own, at most `limit` (far above what it
+/// needs). A body still running then is a deadlock, which may block the cooperative threads this test would report
+/// from (an attacker saw two such hangs stall every async test): the run is ended with `what` on standard error, as
+/// the suite's hang guard does.
+private func waitForReturn(within limit: Duration, _ what: String, _ body: @escaping @Sendable () async -> Void) async {
+    let finished = DispatchSemaphore(value: 0)
+    Task.detached {
+        await body()
+        finished.signal()
+    }
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        Thread.detachNewThread {
+            let seconds = Double(limit.components.seconds)
+            guard finished.wait(timeout: .now() + seconds) == .success else {
+                let message = "HANG: \(what) did not return within \(limit); ending the test process so that the run "
+                    + "fails instead of waiting forever\n"
+                FileHandle.standardError.write(Data(message.utf8))
+                exit(124)
+            }
+            continuation.resume()
+        }
+    }
+}
+
+/// An observer that closes its pool when told the writer was acquired, once armed.
+private final class PoolClosingObserver: DatabaseObserver, @unchecked Sendable {
+    // Set once, before the pool's work: read from the pool's threads after.
+    weak var pool: DatabasePool?
+    let armed = Mutex(false)
+
+    func writerAcquired(_ event: PoolWaitEvent) {
+        guard armed.withLock({ armed in defer { armed = false }; return armed }) else { return }
+        pool?.close()
+    }
 }

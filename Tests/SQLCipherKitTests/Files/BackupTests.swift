@@ -22,6 +22,24 @@ struct BackupTests {
         db.close()
     }
 
+    @Test("the progress closure may run no SQL on the connection it reports on: a write there is refused with misuse, and the backup completes without it (found by an attacker: the write turned the backup's snapshot into a write transaction, which the copy then waited for without end, or which its end rolled back after the write had succeeded)",
+          arguments: [20, 8_000])
+    func progressRunsNoSQL(rows: Int) throws {
+        let folder = try TemporaryDirectory()
+        try makeDatabase(folder.file("a.db"), marker: "progress", rows: rows, mode: .wal)
+        let source = try Database(path: folder.file("a.db"), key: Self.key.get())
+        let errors = Mutex<[SQLCipherError?]>([])
+        try source.backup(to: folder.file("b.db"), key: Self.key.get()) { _ in
+            let error = thrownError { try source.execute("INSERT INTO t(v) VALUES ('ghost')") }
+            errors.withLock { $0.append(error) }
+        }
+        let seen = errors.withLock { $0 }
+        #expect(!seen.isEmpty && seen.allSatisfy { $0?.kind == .misuse }, "\(rows) rows: \(seen)")
+        #expect(try source.scalar(Int.self, "SELECT count(*) FROM t") == rows)
+        let copy = try Database(path: folder.file("b.db"), key: Self.key.get(), mode: .readOnly)
+        #expect(try copy.scalar(Int.self, "SELECT count(*) FROM t") == rows)
+    }
+
     @Test("a rollback-journal database backed up to a new passphrase: the copy opens with it only, whole")
     func newKey() throws {
         let folder = try TemporaryDirectory()
