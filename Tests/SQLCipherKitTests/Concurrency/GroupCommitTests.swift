@@ -88,6 +88,20 @@ struct GroupCommitTests {
         try #require(pool.groupCommitQueueCount == count, "\(pool.groupCommitQueueCount) writes queued, not \(count)")
     }
 
+    /// Every write reported committed (`committed`, by the value it inserts) has its row, none reported failed has
+    /// one, the rows are `expected`, and the pool's writer takes another write.
+    private func expectOnlyCommittedWrites(_ committed: [Int: Bool], rows expected: [Int], in pool: DatabasePool,
+                                           sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let rows = try await values(pool)
+        for (value, reported) in committed {
+            #expect(reported == rows.contains(value), "\(value) reported committed: \(reported); rows \(rows)",
+                    sourceLocation: sourceLocation)
+        }
+        #expect(rows == expected, "\(rows)", sourceLocation: sourceLocation)
+        try await pool.write { db in try db.execute("INSERT INTO t VALUES (4)") }
+        #expect(try await values(pool).last == 4, sourceLocation: sourceLocation)
+    }
+
     private func values(_ pool: DatabasePool) async throws -> [Int] {
         let text = try await pool.read { db in try db.textValue("SELECT group_concat(v) FROM (SELECT v FROM t ORDER BY v)") }
         return (text ?? "").split(separator: ",").compactMap { Int($0) }
@@ -130,14 +144,7 @@ struct GroupCommitTests {
         try await session.value
         var committed: [Int: Bool] = [:]
         for (value, task) in tasks { committed[value] = await outcome { try await task.value }.error == nil }
-        let rows = try await values(pool)
-        for (value, reported) in committed {
-            #expect(reported == rows.contains(value), "\(value) reported committed: \(reported); rows \(rows)")
-        }
-        #expect(rows == (culpritFirst ? [0, 3] : [0, 1, 3]), "\(rows)")
-        // The pool's writer is usable again.
-        try await pool.write { db in try db.execute("INSERT INTO t VALUES (4)") }
-        #expect(try await values(pool).last == 4)
+        try await expectOnlyCommittedWrites(committed, rows: culpritFirst ? [0, 3] : [0, 1, 3], in: pool)
     }
 
     @Test("a write that closes the pool's writer in a group fails alone (misuse), its work undone (found by a reviewer): the write before it runs again and commits, the one after it commits, each on the writer the pool opens in its place",
@@ -169,13 +176,7 @@ struct GroupCommitTests {
             if value == 2 { culpritsError = error as? SQLCipherError }
         }
         #expect(culpritsError?.kind == .misuse, "\(String(describing: culpritsError))")
-        let rows = try await values(pool)
-        for (value, reported) in committed {
-            #expect(reported == rows.contains(value), "\(value) reported committed: \(reported); rows \(rows)")
-        }
-        #expect(rows == (culpritFirst ? [0, 3] : [0, 1, 3]), "\(rows)")
-        try await pool.write { db in try db.execute("INSERT INTO t VALUES (4)") }
-        #expect(try await values(pool).last == 4)
+        try await expectOnlyCommittedWrites(committed, rows: culpritFirst ? [0, 3] : [0, 1, 3], in: pool)
     }
 
     @Test("50 writes that wait together share one commit; each returns its own result after it")

@@ -39,8 +39,7 @@ struct DatabaseObserverMisuseTests {
     func closedInsideRekey(_ configuration: CipherConfiguration) throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("r.db")
-        let (observer, db) = try MisusingObserver.observing(path, configuration)
-        try db.execute("CREATE TABLE t(x); INSERT INTO t VALUES ('row')")
+        let (observer, db) = try MisusingObserver.observingOneRow(path, configuration)
         let other = try configuration.open(path)
         try other.execute("BEGIN IMMEDIATE")
         observer.action.withLock { $0 = .closeAtBusy }
@@ -108,8 +107,7 @@ extension DatabaseObserverMisuseTests {
     func closedAfterTheRekeysCheck(_ configuration: CipherConfiguration) throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("k.db")
-        let (observer, db) = try MisusingObserver.observing(path, configuration)
-        try db.execute("CREATE TABLE t(x); INSERT INTO t VALUES ('row')")
+        let (observer, db) = try MisusingObserver.observingOneRow(path, configuration)
         // The rekey runs no statement of the connection's before its commit; its first after is the journal mode's.
         observer.action.withLock { $0 = .closeAtNextContext }
         let error = thrownError { try db.rekey(to: configuration.makeKey(0x44)) }
@@ -234,6 +232,14 @@ final class MisusingObserver: DatabaseObserver {
         let observer = MisusingObserver()
         let db = try configuration.open(path, observer: observer, busyTimeout: .milliseconds(200))
         observer.database.withLock { $0 = Unowned(db) }
+        return (observer, db)
+    }
+
+    /// ``observing(_:_:)``'s observer and database, which holds a table `t` of one row.
+    static func observingOneRow(_ path: String, _ configuration: CipherConfiguration) throws
+        -> (MisusingObserver, Database) {
+        let (observer, db) = try observing(path, configuration)
+        try db.execute("CREATE TABLE t(x); INSERT INTO t VALUES ('row')")
         return (observer, db)
     }
 
