@@ -17,7 +17,8 @@ extension DatabasePool {
     ///   - key: The copy's key: the pool's own key, or a new one (a passphrase costs one key derivation).
     ///   - replacing: Whether an existing file at `targetPath` may be replaced (atomically, once the copy is
     ///     complete). Default: false.
-    ///   - progress: Called after every step with the fraction of pages copied so far (0...1).
+    ///   - progress: Called after every step with the fraction of pages copied so far (0...1). It may run no SQL on
+    ///     the connection the copy reads (see ``Database/backup(to:key:replacing:progress:)``).
     /// - Throws: ``SQLCipherError/Kind/invalidArgument`` when `targetPath` exists and `replacing` is false;
     ///   ``SQLCipherError/Kind/misuse`` when the pool is closed, or called from inside one of its closures; any
     ///   error of the copy (nothing is left behind then).

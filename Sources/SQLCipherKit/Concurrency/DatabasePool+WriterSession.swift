@@ -26,6 +26,7 @@ extension DatabasePool {
         try checkNotInSession("DatabasePool.writeSession")
         try checkOpen()
         try await acquireWriter()
+        sessionStarted()
         let session = WriterSession(pool: self)
         let outcome: Swift.Result<Result, any Error>
         do {
@@ -36,8 +37,9 @@ extension DatabasePool {
         }
         await session.rollBack()
         session.end()
+        sessionEnded()
         releaseWriter()
-        closeIfRequested()
+        closeIfRequested(endingSession: true)
         return try outcome.get()
     }
 }

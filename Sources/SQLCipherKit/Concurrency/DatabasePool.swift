@@ -349,23 +349,55 @@ public final class DatabasePool: @unchecked Sendable {
     /// ``SQLCipherError/Kind/misuse``, as does any later use. The derived key is wiped.
     public func close() {
         guard closed.set() else { return }
-        if ReentrancyMarker.isActive(self) || WriterSession.isActive(in: self) {
+        if WriterSession.isActive(in: self), sessionsRunning.withLock({ $0 > 0 }) {
+            // Inside a writer session: only its end may close, since other work it awaits (a read on a pool thread)
+            // would wait for the writer it holds (found by a reviewer: a deadlock).
+            requestedClose.withLock { $0 = .whenSessionEnds }
+            return
+        }
+        if ReentrancyMarker.isActive(self) {
             // Called from one of the pool's own closures: waiting for every connection here would wait for the
             // one this thread holds. The outer call closes the pool when it ends.
-            closeWhenIdle.withLock { $0 = true }
+            requestedClose.withLock { if $0 == nil { $0 = .whenIdle } }
             return
         }
         closeConnections()
     }
 
-    /// Set by a nested ``close()``: the outermost call on that thread closes the connections when it ends.
-    private let closeWhenIdle = Mutex(false)
+    /// A nested ``close()`` waiting to be performed.
+    private enum CloseRequest {
+        /// By the outermost call of the pool's work on the thread that asked, once it holds nothing of the pool's.
+        case whenIdle
+        /// By the end of the writer session inside which it was asked.
+        case whenSessionEnds
+    }
 
-    /// Closes the connections if a nested ``close()`` asked for it (at the end of a writer session).
-    func closeIfRequested() {
-        guard !ReentrancyMarker.isActive(self), closeWhenIdle.withLock({ $0 }) else { return }
-        closeWhenIdle.withLock { $0 = false }
-        closeConnections()
+    private let requestedClose = Mutex<CloseRequest?>(nil)
+    /// The writer sessions running (0 or 1: a session holds the writer): a task a session started keeps its mark
+    /// after the session ends, and its close is then not nested.
+    private let sessionsRunning = Mutex(0)
+
+    /// A writer session got the writer: a close asked meanwhile (its observer's `writerAcquired`) waits for its end.
+    func sessionStarted() {
+        sessionsRunning.withLock { $0 += 1 }
+        requestedClose.withLock { if $0 != nil { $0 = .whenSessionEnds } }
+    }
+
+    /// A writer session ended, before it gives the writer back.
+    func sessionEnded() {
+        sessionsRunning.withLock { $0 -= 1 }
+    }
+
+    /// Closes the connections if a nested ``close()`` asked for it and this call may perform it (`endingSession`: the
+    /// end of a writer session, which performs any). The request is taken under one lock: one caller performs it.
+    func closeIfRequested(endingSession: Bool = false) {
+        guard !ReentrancyMarker.isActive(self) else { return }
+        let performs = requestedClose.withLock { request -> Bool in
+            guard let pending = request, pending == .whenIdle || endingSession else { return false }
+            request = nil
+            return true
+        }
+        if performs { closeConnections() }
     }
 
     /// Runs `body` as work of this pool on this thread (see ``ReentrancyMarker``); the outermost call performs a
@@ -453,9 +485,15 @@ public final class DatabasePool: @unchecked Sendable {
         let started = configuration.database.observer.map { _ in ContinuousClock.now }
         try await writerGate.acquire(timeout: configuration.writerWaitTimeout)
         if let started {
-            // No await in between: the mark and the report are on one thread.
-            _ = try? ReentrancyMarker.run(self, "DatabasePool's observer", path: path) {
+            if ReentrancyMarker.isActive(self) {
+                // Already the pool's work on this thread (a write started without suspending from inside a read's
+                // closure): the outer call performs a close asked here.
                 reportWriterAcquired(waitingSince: started)
+            } else {
+                // No await in between: the mark and the report are on one thread.
+                _ = try? ReentrancyMarker.run(self, "DatabasePool's observer", path: path) {
+                    reportWriterAcquired(waitingSince: started)
+                }
             }
         }
     }

@@ -87,21 +87,22 @@ extension Database {
             guard try verifier.textValue("PRAGMA quick_check") == "ok" else {
                 throw SQLCipherError.api(.corrupt, "pages do not read back under the new key")
             }
-            // In WAL mode the new pages are still in the log and the main file holds old-key pages; move them
-            // in now, so the file is under one key (a failure here only leaves that to a later checkpoint).
-            if try journalMode() == .wal { try? execute("PRAGMA wal_checkpoint(TRUNCATE)") }
         } catch {
-            if isClosed {
-                // Closed by its observer after the check under the new key (at the journal mode's or the checkpoint's
-                // statement): said as it is (found by an attacker: it read as a failed check).
-                releaseDeferredClose()
-                throw .api(.misuse, "the rekey was committed and the file read back under the new key; then the "
-                    + "connection was closed (by its observer): open the file with the new key", path: path)
-            }
             close()
             throw .api(error.kind, "the rekey was committed, but the file did not read back under the new key "
                 + "(\(error.message)): this connection was closed; open the file with the new key to check it",
                        path: path)
+        }
+        // In WAL mode the new pages are still in the log and the main file holds old-key pages; move them in now, so
+        // the file is under one key (a failure here only leaves that to a later checkpoint).
+        if (try? journalMode()) == .wal { try? execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        if isClosed {
+            // Closed by its observer after the check under the new key (at the journal mode's or the checkpoint's
+            // statement): said as it is (found by an attacker: it read as a failed check; by a reviewer: a close at
+            // the checkpoint returned success).
+            releaseDeferredClose()
+            throw .api(.misuse, "the rekey was committed and the file read back under the new key; then the "
+                + "connection was closed (by its observer): open the file with the new key", path: path)
         }
     }
 }

@@ -102,20 +102,29 @@ struct DatabaseObserverMisuseTests {
 }
 
 extension DatabaseObserverMisuseTests {
-    @Test("the connection closed by its observer after the rekey committed and read back under the new key (at the journal mode's statement): the rekey says so, with misuse, not as a failed check (found by an attacker), and the file opens with the new key",
+    @Test("the connection closed by its observer after the rekey committed and read back under the new key (at the journal mode's statement, or at the WAL checkpoint's): the rekey says so, with misuse, not as a failed check (found by an attacker) nor as a success (a reviewer), and the file opens with the new key",
           arguments: CipherConfiguration.all)
     func closedAfterTheRekeysCheck(_ configuration: CipherConfiguration) throws {
         let folder = try TemporaryDirectory()
-        let path = folder.file("k.db")
-        let (observer, db) = try MisusingObserver.observingOneRow(path, configuration)
-        // The rekey runs no statement of the connection's before its commit; its first after is the journal mode's.
-        observer.action.withLock { $0 = .closeAtNextContext }
-        let error = thrownError { try db.rekey(to: configuration.makeKey(0x44)) }
-        #expect(observer.action.withLock { $0 } == nil, "the observer was never asked for a context")
-        #expect(error?.kind == .misuse && error?.message.contains("read back under the new key; then the connection "
-            + "was closed") == true, "\(String(describing: error))")
-        #expect(db.isClosed)
-        #expect(try configuration.open(path, seed: 0x44, mode: .readOnly).scalar(Int.self, "SELECT count(*) FROM t") == 1)
+        for closeAt in ["journal mode", "checkpoint"] {
+            let path = folder.file("\(closeAt).db")
+            let (observer, db) = try MisusingObserver.observingOneRow(path, configuration)
+            // The rekey runs no statement of the connection's before its commit; its first after is the journal
+            // mode's, then, in WAL mode, the checkpoint's.
+            if closeAt == "checkpoint" {
+                try db.execute("PRAGMA journal_mode = WAL")
+                observer.action.withLock { $0 = .closeAtContextAfter("PRAGMA journal_mode") }
+            } else {
+                observer.action.withLock { $0 = .closeAtNextContext }
+            }
+            let error = thrownError { try db.rekey(to: configuration.makeKey(0x44)) }
+            #expect(observer.action.withLock { $0 } == nil, "\(closeAt): the observer was never asked for a context")
+            #expect(error?.kind == .misuse && error?.message.contains("read back under the new key; then the "
+                + "connection was closed") == true, "\(closeAt): \(String(describing: error))")
+            #expect(db.isClosed)
+            #expect(try configuration.open(path, seed: 0x44, mode: .readOnly).scalar(Int.self, "SELECT count(*) FROM t")
+                == 1, "\(closeAt)")
+        }
     }
 
     @Test("the connection closed at a statement's reset, then released at its next use, whose release finalizes a statement left after a row: at that statement's end the observer releases the caller's last reference, and nothing touches the freed connection (found by a reviewer; the sanitized suites run it on the ASan+UBSan engine)",
