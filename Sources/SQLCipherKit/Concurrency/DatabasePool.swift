@@ -133,8 +133,10 @@ public final class DatabasePool: @unchecked Sendable {
         self.configuration = configuration
         isEncrypted = key != nil
         let observer = configuration.database.observer
+        let marking = PoolReference()
         writerGate = WriterGate(path: path, released: Self.writerReleased(observer: observer, path: path),
-                                pendingChanged: Self.writerQueueChanged(observer: observer, path: path))
+                                pendingChanged: Self.writerQueueChanged(observer: observer, path: path,
+                                                                        marking: marking))
         workers = WorkerThreads(limit: configuration.readerCount + 1, name: "SQLCipherKit.DatabasePool")
         let existedBefore = access(path, F_OK) == 0
         let settings = configuration.database.cipher
@@ -191,6 +193,7 @@ public final class DatabasePool: @unchecked Sendable {
             }
             throw error
         }
+        marking.pool = self
     }
 
     /// The salt of an existing, non-empty database file (its first 16 bytes, which the engine confirms when the pool
@@ -467,13 +470,19 @@ public final class DatabasePool: @unchecked Sendable {
     }
 
     /// What the writer gate tells when the writes waiting for the writer change, for `observer` (on the thread or
-    /// task that changed them, with its context).
-    private static func writerQueueChanged(observer: (any DatabaseObserver)?, path: String)
+    /// task that changed them, with its context), as the pool's work (`marking`'s): the wait may be queued already,
+    /// and a close there would queue behind it (found by a reviewer: a deadlock); it is performed where the waiting
+    /// work ends (``closeIfRequested(endingSession:)``).
+    private static func writerQueueChanged(observer: (any DatabaseObserver)?, path: String, marking: PoolReference)
         -> (@Sendable (Int, UInt64) -> Void)? {
         guard let observer else { return nil }
         return { depth, sequence in
-            observer.writerQueueChanged(PoolQueueEvent(path: path, queueDepth: depth, sequence: sequence,
-                                                       context: ObservationContext.current ?? observer.currentContext()))
+            let report = {
+                observer.writerQueueChanged(PoolQueueEvent(path: path, queueDepth: depth, sequence: sequence,
+                                                           context: ObservationContext.current ?? observer.currentContext()))
+            }
+            guard let pool = marking.pool, !ReentrancyMarker.isActive(pool) else { return report() }
+            _ = try? ReentrancyMarker.run(pool, "DatabasePool's observer", path: path, report)
         }
     }
 
@@ -483,7 +492,13 @@ public final class DatabasePool: @unchecked Sendable {
     /// waited for the gate this task held, a deadlock).
     func acquireWriter() async throws(SQLCipherError) {
         let started = configuration.database.observer.map { _ in ContinuousClock.now }
-        try await writerGate.acquire(timeout: configuration.writerWaitTimeout)
+        do {
+            try await writerGate.acquire(timeout: configuration.writerWaitTimeout)
+        } catch {
+            // A close asked while it waited (the observer's writerQueueChanged), now that it holds nothing.
+            closeIfRequested()
+            throw error
+        }
         if let started {
             if ReentrancyMarker.isActive(self) {
                 // Already the pool's work on this thread (a write started without suspending from inside a read's
@@ -615,4 +630,11 @@ private final class Interrupter: Sendable {
     func stop() {
         running.withLock { $0 = false }
     }
+}
+
+/// The pool a closure made before the pool's own initialization ends refers to, once it has (weakly: the pool
+/// owns the closure).
+final class PoolReference: @unchecked Sendable {
+    // Set once, at the end of the pool's initialization, before any of its work runs.
+    weak var pool: DatabasePool?
 }

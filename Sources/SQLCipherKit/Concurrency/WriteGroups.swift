@@ -177,6 +177,8 @@ final class WriteGroups: Sendable {
                     own.fail(error)
                     own.finish()
                 }
+                // A close asked while it waited, now that it holds nothing.
+                pool.closeIfRequested()
                 break
             }
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

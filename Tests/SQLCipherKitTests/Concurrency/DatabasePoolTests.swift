@@ -293,7 +293,7 @@ struct DatabasePoolTests {
 
     @Test("a pool closed from inside its own async work (a write's closure, with group commit on or off; its observer's writerAcquired for such a write or a writer session; a writer session, which then awaits a read) closes once that work has released the writer: the call returns, and the pool's connections are closed (found by an attacker: the close waited for the writer the work held, for ever)",
           arguments: ["write, group commit", "write", "writerAcquired, group commit", "writerAcquired", "writerAcquired, session",
-                      "session, then a read"])
+                      "session, then a read", "writerQueueChanged"])
     func closedFromItsOwnAsyncWork(_ route: String) async throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("close.db")
@@ -305,6 +305,9 @@ struct DatabasePoolTests {
         try await pool.write { try $0.execute("CREATE TABLE t(x)") }
         let fromTheClosure = route.hasPrefix("write,") || route == "write"
         if route.hasPrefix("writerAcquired") { observer.armed.withLock { $0 = true } }
+        // The writer held by a sync write on a thread of its own until the observer, told the async write queued,
+        // closes the pool (a reviewer: the close queued behind the write's own wait).
+        let holder = route == "writerQueueChanged" ? try await holdWriterUntilQueueChanges(pool, observer) : nil
         await waitForReturn(within: .seconds(30), "\(route): a pool closed from inside its own work") {
             if route.hasSuffix("session") {
                 _ = try? await pool.writeSession { session in
@@ -324,7 +327,9 @@ struct DatabasePoolTests {
                 }
             }
         }
+        if let holder { await waitForReturn(within: .seconds(30), "the holder's write", holder) }
         #expect(observer.armed.withLock { $0 } == false, "\(route): the observer was never told")
+        #expect(observer.armedAtQueue.withLock { $0 } == nil, "\(route): the observer was never told")
         #expect(pool.isClosed)
         // Closed, not only marked: the last connection to close removed the write-ahead log.
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "\(route): the connections are still open")
@@ -526,9 +531,46 @@ private final class PoolClosingObserver: DatabaseObserver, @unchecked Sendable {
     // Set once, before the pool's work: read from the pool's threads after.
     weak var pool: DatabasePool?
     let armed = Mutex(false)
+    /// Armed for writerQueueChanged: closes the pool when a write queues, then runs the closure.
+    let armedAtQueue = Mutex<(@Sendable () -> Void)?>(nil)
 
     func writerAcquired(_ event: PoolWaitEvent) {
         guard armed.withLock({ armed in defer { armed = false }; return armed }) else { return }
         pool?.close()
+    }
+
+    func writerQueueChanged(_ event: PoolQueueEvent) {
+        guard event.queueDepth > 0, let then = armedAtQueue.withLock({ armed in defer { armed = nil }; return armed })
+        else { return }
+        pool?.close()
+        then()
+    }
+}
+
+/// Holds `pool`'s writer with a sync write on a thread of its own, and arms `observer` to close the pool when a write
+/// queues behind it, then let it go. Returns once the writer is held; the returned closure returns once the holder's
+/// write has ended.
+private func holdWriterUntilQueueChanges(_ pool: DatabasePool, _ observer: PoolClosingObserver) async throws
+    -> @Sendable () async -> Void {
+    let holding = Mutex(false)
+    let letGo = DispatchSemaphore(value: 0)
+    let ended = DispatchSemaphore(value: 0)
+    observer.armedAtQueue.withLock { $0 = { letGo.signal() } }
+    Thread.detachNewThread {
+        _ = try? pool.write { _ in
+            holding.withLock { $0 = true }
+            // Off the cooperative pool: a thread of the test's own, held until the observer lets it go.
+            letGo.wait()
+        }
+        ended.signal()
+    }
+    while !holding.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+    return {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                ended.wait()
+                continuation.resume()
+            }
+        }
     }
 }
