@@ -481,8 +481,7 @@ public final class DatabasePool: @unchecked Sendable {
                 observer.writerQueueChanged(PoolQueueEvent(path: path, queueDepth: depth, sequence: sequence,
                                                            context: ObservationContext.current ?? observer.currentContext()))
             }
-            guard let pool = marking.pool, !ReentrancyMarker.isActive(pool) else { return report() }
-            _ = try? ReentrancyMarker.run(pool, "DatabasePool's observer", path: path, report)
+            ReentrancyMarker.runAsWork(of: marking.pool, "DatabasePool's observer", path: path, report)
         }
     }
 
@@ -500,15 +499,10 @@ public final class DatabasePool: @unchecked Sendable {
             throw error
         }
         if let started {
-            if ReentrancyMarker.isActive(self) {
-                // Already the pool's work on this thread (a write started without suspending from inside a read's
-                // closure): the outer call performs a close asked here.
+            // No await in between: the mark and the report are on one thread. Already the pool's work there (a write
+            // started without suspending from inside a read's closure), the outer call performs a close asked here.
+            ReentrancyMarker.runAsWork(of: self, "DatabasePool's observer", path: path) {
                 reportWriterAcquired(waitingSince: started)
-            } else {
-                // No await in between: the mark and the report are on one thread.
-                _ = try? ReentrancyMarker.run(self, "DatabasePool's observer", path: path) {
-                    reportWriterAcquired(waitingSince: started)
-                }
             }
         }
     }

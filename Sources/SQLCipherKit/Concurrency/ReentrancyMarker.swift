@@ -47,6 +47,13 @@ enum ReentrancyMarker {
         return try body()
     }
 
+    /// Runs `body` (an observer's event) marked as work of `owner` on this thread, or as it is when the thread already
+    /// runs `owner`'s work (or there is no owner): a close of `owner` there then waits for that work's end.
+    static func runAsWork(of owner: AnyObject?, _ description: String, path: String, _ body: () -> Void) {
+        guard let owner, !isActive(owner) else { return body() }
+        _ = try? run(owner, description, path: path, body)
+    }
+
     /// ``run(_:_:path:_:)`` for typed-throwing bodies.
     static func runTyped<Result>(_ owner: AnyObject, _ description: String, path: String,
                                  _ body: () throws(SQLCipherError) -> Result) throws(SQLCipherError) -> Result {
