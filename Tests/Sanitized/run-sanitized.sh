@@ -16,7 +16,10 @@
 #      at each step under every configuration; DatabaseObserverMisuseTests: an observer releasing, closing or using its
 #      connection from inside the engine's calls) run linked against
 #      that engine, in a build folder of their own (.build-sanitized, swift build --sanitize=address): any report
-#      aborts the test binary, which fails the part. (GuardSpellingTests, which judges how the guard reads SQL text,
+#      aborts the test binary, which fails the part;
+#   4. then, in a run of their own, the pool's and group commit's suites (DatabasePoolTests, GroupCommitTests: a pool
+#      closed, and its connections replaced, from inside its own work): run among the suites above, which keep both
+#      cores busy for minutes under ASan, their async work waited past the hang guard's 180 s (seen: 18 of 26). (GuardSpellingTests, which judges how the guard reads SQL text,
 #      runs in the swift part only: it exercises the same engine paths as SQLPromisesTests, thousands of times.)
 # Prints one "ok: NAME" or "FAIL: NAME" line per check (Tests/Support/checks.sh), then "sanitized: N passed, N failed".
 # Needs ./build-sqlcipher.sh first (the amalgamation in Vendor/build/amalgamation).
@@ -30,8 +33,10 @@ AMALGAMATION=Vendor/build/amalgamation
 OUT=Vendor/build/sanitized
 SCRATCH=.build-sanitized
 SUITES="CipherConfigurationMatrixTests|SQLRoutesTests|SQLRoutesAsyncTests|SQLPromisesTests|TornCheckpointTests|DatabaseObserverRedactionTests|SQLCipherErrorUnparsedKeyTests|DatabaseObserverAsyncTests|DatabaseTransactionTests|DatabaseObserverMisuseTests"
-# The least the Swift run must count (Swift Testing's tests), raised with the suites.
+POOL_SUITES="DatabasePoolTests|GroupCommitTests"
+# The least each Swift run must count (Swift Testing's tests), raised with the suites.
 SWIFT_MINIMUM=65
+POOL_MINIMUM=27
 [ -f "$AMALGAMATION/sqlite3.c" ] && [ -f "$AMALGAMATION/sqlite3.upstream.c" ] || {
     echo "run-sanitized.sh: no generated amalgamation in $AMALGAMATION: run ./build-sqlcipher.sh first" >&2
     exit 2
@@ -128,19 +133,26 @@ if grep -q "ERROR: AddressSanitizer: heap-buffer-overflow" "$OUT/control.log" &&
 else
     fail "control: the engine linked into the Swift binaries reported nothing ($OUT/control.log): it is not the sanitizer engine"
 fi
-run_test_binary "$OUT/swift-test.log" '^$' swift test --skip-build --scratch-path "$SCRATCH" --sanitize=address \
-    --filter "$SUITES"
-summary=$(sed -nE 's/^[^ ]+ (Test run with ([0-9]+) tests? .*)/\1/p' "$OUT/swift-test.log" | tail -n1)
-# What counts is the tests that passed ("Test run with N tests" counts skipped ones too); a skip fails (issue 45).
-passed=$(grep -E '^[^ ]+ Test .+ passed after [0-9.]+ seconds' "$OUT/swift-test.log" | grep -cvE '^[^ ]+ Test run with ')
-skipped=$(grep -cE '^[^ ]+ (Test|Suite) .+ skipped' "$OUT/swift-test.log")
-reports=$(grep -cE "ERROR: AddressSanitizer|runtime error:" "$OUT/swift-test.log")
-if [ "$TEST_STATUS" = 0 ] && [ "$reports" = 0 ] && [ "$passed" -ge "$SWIFT_MINIMUM" ] && [ "$skipped" = 0 ] \
-    && [[ $summary == *passed* ]]; then
-    ok "the promises under every cipher configuration, ASan and UBSan: $passed passed; $summary"
-else
-    grep -E "^[^ ]+ Test .* failed|^[^ ]+ (Test|Suite) .+ skipped|ERROR: AddressSanitizer|runtime error:" \
-        "$OUT/swift-test.log" | head -n 20
-    fail "the Swift suites on the sanitizer engine: exit $TEST_STATUS, $reports sanitizer reports, $passed tests passed (at least $SWIFT_MINIMUM), $skipped skipped (none may be): ${summary:-no summary line}"
-fi
+# Runs the suites matching $2 into the log $1: an ok: line named $4 when the run exits 0 with no sanitizer report, no
+# skip and at least $3 tests passed.
+run_swift_suites() {
+    local log=$1 filter=$2 minimum=$3 what=$4 summary passed skipped reports
+    run_test_binary "$log" '^$' swift test --skip-build --scratch-path "$SCRATCH" --sanitize=address --filter "$filter"
+    summary=$(sed -nE 's/^[^ ]+ (Test run with ([0-9]+) tests? .*)/\1/p' "$log" | tail -n1)
+    # What counts is the tests that passed ("Test run with N tests" counts skipped ones too); a skip fails (issue 45).
+    passed=$(grep -E '^[^ ]+ Test .+ passed after [0-9.]+ seconds' "$log" | grep -cvE '^[^ ]+ Test run with ')
+    skipped=$(grep -cE '^[^ ]+ (Test|Suite) .+ skipped' "$log")
+    reports=$(grep -cE "ERROR: AddressSanitizer|runtime error:" "$log")
+    if [ "$TEST_STATUS" = 0 ] && [ "$reports" = 0 ] && [ "$passed" -ge "$minimum" ] && [ "$skipped" = 0 ] \
+        && [[ $summary == *passed* ]]; then
+        ok "$what, ASan and UBSan: $passed passed; $summary"
+    else
+        grep -E "^[^ ]+ Test .* failed|^[^ ]+ (Test|Suite) .+ skipped|ERROR: AddressSanitizer|runtime error:" "$log" \
+            | head -n 20
+        fail "$what on the sanitizer engine: exit $TEST_STATUS, $reports sanitizer reports, $passed tests passed (at least $minimum), $skipped skipped (none may be): ${summary:-no summary line}"
+    fi
+}
+run_swift_suites "$OUT/swift-test.log" "$SUITES" "$SWIFT_MINIMUM" "the promises under every cipher configuration"
+run_swift_suites "$OUT/swift-test-pools.log" "$POOL_SUITES" "$POOL_MINIMUM" \
+    "pools and group commits, closed and their connections replaced from inside their own work"
 finish_checks sanitized

@@ -39,7 +39,7 @@ extension DatabasePool {
         session.end()
         sessionEnded()
         releaseWriter()
-        closeIfRequested(endingSession: true)
+        await closeIfRequested(endingSession: true)
         return try outcome.get()
     }
 }

@@ -277,14 +277,18 @@ public final class DatabasePool: @unchecked Sendable {
             return try await writeGroups.submit(to: self, body)
         }
         try await acquireWriter()
-        defer {
-            releaseWriter()
-            closeIfRequested()
+        let outcome: Swift.Result<Result, any Error>
+        do {
+            // The job has finished when this returns (even when the task was cancelled): the gate is free to go.
+            outcome = .success(try await AsyncJob.run(on: workers, observer: configuration.database.observer) { job in
+                try self.writeHoldingGate { database in try job.perform(on: database, body) }
+            })
+        } catch {
+            outcome = .failure(error)
         }
-        // The job has finished when this returns (even when the task was cancelled): the gate is free to go.
-        return try await AsyncJob.run(on: workers, observer: configuration.database.observer) { job in
-            try self.writeHoldingGate { database in try job.perform(on: database, body) }
-        }
+        releaseWriter()
+        await closeIfRequested()
+        return try outcome.get()
     }
 
     /// ``read(_:)`` for `async` callers; cancelling the task interrupts its statement.
@@ -394,13 +398,31 @@ public final class DatabasePool: @unchecked Sendable {
     /// Closes the connections if a nested ``close()`` asked for it and this call may perform it (`endingSession`: the
     /// end of a writer session, which performs any). The request is taken under one lock: one caller performs it.
     func closeIfRequested(endingSession: Bool = false) {
-        guard !ReentrancyMarker.isActive(self) else { return }
-        let performs = requestedClose.withLock { request -> Bool in
+        if takeCloseRequest(endingSession: endingSession) { closeConnections() }
+    }
+
+    /// ``closeIfRequested(endingSession:)`` for the end of an `async` call: the close runs on a thread of its own
+    /// while the task awaits it. It waits for the pool's other work, and a writer session that holds the writer
+    /// needs a cooperative thread to go on: blocking this one could leave none (one per core; a deadlock on a
+    /// 1-core machine, or under a task executor of one thread).
+    func closeIfRequested(endingSession: Bool = false) async {
+        guard takeCloseRequest(endingSession: endingSession) else { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                self.closeConnections()
+                continuation.resume()
+            }
+        }
+    }
+
+    /// Takes a pending close request this call may perform (none from inside the pool's own work).
+    private func takeCloseRequest(endingSession: Bool) -> Bool {
+        guard !ReentrancyMarker.isActive(self) else { return false }
+        return requestedClose.withLock { request -> Bool in
             guard let pending = request, pending == .whenIdle || endingSession else { return false }
             request = nil
             return true
         }
-        if performs { closeConnections() }
     }
 
     /// Runs `body` as work of this pool on this thread (see ``ReentrancyMarker``); the outermost call performs a
@@ -495,7 +517,7 @@ public final class DatabasePool: @unchecked Sendable {
             try await writerGate.acquire(timeout: configuration.writerWaitTimeout)
         } catch {
             // A close asked while it waited (the observer's writerQueueChanged), now that it holds nothing.
-            closeIfRequested()
+            await closeIfRequested()
             throw error
         }
         if let started {
@@ -534,7 +556,7 @@ public final class DatabasePool: @unchecked Sendable {
 
     /// Runs `body` on the writer as the pool's write work (nested pool calls refused, a nested close performed at
     /// the end); the caller holds the writer gate. For ``WriteGroups``, whose transaction is its own.
-    func withWriterForGroup(_ body: (Database) throws -> Void) throws {
+    func withWriterForGroup<Result>(_ body: (Database) throws -> Result) throws -> Result {
         try marked("DatabasePool.write", closesWhenDone: false) {
             try withGateHeld(body)
         }

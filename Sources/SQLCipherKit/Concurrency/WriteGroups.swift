@@ -178,19 +178,19 @@ final class WriteGroups: Sendable {
                     own.finish()
                 }
                 // A close asked while it waited, now that it holds nothing.
-                pool.closeIfRequested()
+                await pool.closeIfRequested()
                 break
             }
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let finishedAfterClose = await withCheckedContinuation { (continuation: CheckedContinuation<[Entry], Never>) in
                 pool.workers.submit {
-                    self.runGroup(pool)
-                    continuation.resume()
+                    continuation.resume(returning: self.runGroup(pool))
                 }
             }
             pool.releaseWriter()
             // A close from the group's writes or events, once the gate is free (found by an attacker: from inside the
             // group it waited for the gate the group held).
-            pool.closeIfRequested()
+            await pool.closeIfRequested()
+            for entry in finishedAfterClose { entry.finish() }
         }
         let next = state.withLock { state -> Entry? in
             guard let first = state.queue.first else {
@@ -210,10 +210,10 @@ final class WriteGroups: Sendable {
     }
 
     /// Runs one group on the writer (the caller holds the gate). When the pool is closed, every queued write
-    /// fails.
-    private func runGroup(_ pool: DatabasePool) {
+    /// fails. Returns the writes to finish only after a close asked during the group (``runEntries(on:pool:)``).
+    private func runGroup(_ pool: DatabasePool) -> [Entry] {
         do {
-            try pool.withWriterForGroup { database in
+            return try pool.withWriterForGroup { database in
                 self.runEntries(on: database, pool: pool)
             }
         } catch {
@@ -226,6 +226,7 @@ final class WriteGroups: Sendable {
                 entry.fail(error)
                 entry.finish()
             }
+            return []
         }
     }
 
@@ -240,12 +241,20 @@ final class WriteGroups: Sendable {
     }
 
     /// Runs the entries at the head of the queue in one transaction, within the group's bounds, and commits once;
-    /// each entry is finished (its task woken) only after that commit, or when it fails.
-    private func runEntries(on database: Database, pool: DatabasePool) {
+    /// each entry is finished (its task woken) only after that commit, or when it fails. When the pool was closed
+    /// meanwhile (from a write's closure or its events: the lead performs that close once it has released the gate),
+    /// the group's writes are returned unfinished, for the lead to finish after the close: a write that closed the
+    /// pool returns once its connections are closed, as a write alone does (stop 63 left it undone).
+    private func runEntries(on database: Database, pool: DatabasePool) -> [Entry] {
         let started = ContinuousClock.now
         var members: [Entry] = []
         var open = false
         var taken = 0
+        // Finished after the close when the pool was closed by then; at once otherwise.
+        var finishedAfterClose: [Entry] = []
+        func finish(_ entry: Entry) {
+            if pool.isClosed { finishedAfterClose.append(entry) } else { entry.finish() }
+        }
         while taken < limits.maxJobs, !pool.isClosed, let entry = next(groupIsEmpty: members.isEmpty) {
             taken += 1
             let alone = entry.runsAlone
@@ -267,7 +276,7 @@ final class WriteGroups: Sendable {
                     open = true
                 } catch {
                     entry.fail(error)
-                    entry.finish()
+                    finish(entry)
                     break
                 }
             }
@@ -299,7 +308,7 @@ final class WriteGroups: Sendable {
                     open = false
                     queueAgainAlone(&members, database: database, pool: pool)
                 }
-                entry.finish()
+                finish(entry)
             }
             if database.isClosed {
                 // The write closed the writer (its own code, or its observer), and the engine rolled the group's
@@ -310,7 +319,7 @@ final class WriteGroups: Sendable {
                     members.removeLast()
                     entry.fail(SQLCipherError.api(.misuse, "the write closed the pool's writer: nothing of it was "
                         + "committed", path: database.path))
-                    entry.finish()
+                    finish(entry)
                 }
                 open = false
                 queueAgainAlone(&members, database: database, pool: pool)
@@ -331,7 +340,8 @@ final class WriteGroups: Sendable {
                 for member in members { member.fail(error) }
             }
         }
-        for member in members { member.finish() }
+        for member in members { finish(member) }
+        return finishedAfterClose
     }
 
     /// Puts `members`, whose work a rollback undid, back at the head of the queue to run again, each alone.

@@ -335,6 +335,58 @@ struct DatabasePoolTests {
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "\(route): the connections are still open")
     }
 
+    @Test("a close asked inside async work (a write's closure, with group commit on or off; a writer session) is performed on a thread of its own while the task awaits it: with every task on one thread (a task executor of one thread, as the cooperative pool of a 1-core machine), the writer session that got the writer next still runs, and every call returns (stop 63 left it undone: the close blocked that thread, waiting for the session that needed it)",
+          arguments: ["write", "write, group commit", "session"])
+    func closeAskedInsideAsyncWorkLeavesTheTasksThread(_ route: String) async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("close.db")
+        let observer = PoolClosingObserver() // no pool: it only tells when a write queues (armedAtQueue)
+        var configuration = DatabasePool.Configuration(readerCount: 1, database: .init(observer: observer))
+        if route != "write, group commit" { configuration.groupCommit = .off }
+        let pool = try DatabasePool(path: path, key: .passphrase("close"), configuration: configuration)
+        try await pool.write { try $0.execute("CREATE TABLE t(x)") }
+        let executor = SerialThreadExecutor()
+        let holding = Shared(false), queuedInTime = Shared(true)
+        let nextSession = Shared<String?>(nil)
+        await waitForReturn(within: .seconds(30), "\(route): a close asked inside async work, one thread for every task") {
+            let closing = Task(executorPreference: executor) {
+                if route == "session" {
+                    _ = try? await pool.writeSession { session in
+                        try await session.execute { try $0.execute("INSERT INTO t VALUES (1)") }
+                        // Until the next session queues for the writer, without holding the one thread.
+                        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                            observer.armedAtQueue.withLock { $0 = { continuation.resume() } }
+                            holding.update { $0 = true }
+                        }
+                        pool.close()
+                    }
+                } else {
+                    _ = try? await pool.write { db in
+                        try db.execute("INSERT INTO t VALUES (1)")
+                        // Wait until the next session queues for the writer.
+                        let queued = DispatchSemaphore(value: 0) // off the pool: the pool's worker thread runs this
+                        observer.armedAtQueue.withLock { $0 = { queued.signal() } }
+                        holding.update { $0 = true }
+                        let waited = queued.wait(timeout: .now() + 20) // off the pool: as above
+                        if waited == .timedOut { queuedInTime.update { $0 = false } }
+                        pool.close()
+                    }
+                }
+            }
+            while !holding.get() { try? await Task.sleep(for: .milliseconds(5)) }
+            let next = Task(executorPreference: executor) {
+                let result = await outcome { try await pool.writeSession { _ in "ran" } }
+                nextSession.update { $0 = (try? result.get()) ?? "failed: \(String(describing: result.error))" }
+            }
+            await closing.value
+            await next.value
+        }
+        #expect(queuedInTime.get(), "\(route): the next session never queued for the writer")
+        #expect(nextSession.get() != nil)
+        #expect(pool.isClosed)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "\(route): the connections are still open")
+    }
+
     @Test("4 writer tasks and 8 reader tasks: every acknowledged write is there, no busy error, no partial transaction")
     func concurrentWritersAndReaders() async throws {
         let folder = try TemporaryDirectory()

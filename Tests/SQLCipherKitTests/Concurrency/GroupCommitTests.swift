@@ -179,6 +179,58 @@ struct GroupCommitTests {
         try await expectOnlyCommittedWrites(committed, rows: culpritFirst ? [0, 3] : [0, 1, 3], in: pool)
     }
 
+    @Test("a write that closes the pool in a group returns only once the pool's connections are closed, as a write alone does (stop 63 left it undone: it returned at the group's commit, before the lead closed them); the writes of its group commit, the one after it fails (misuse)")
+    func groupWriteClosesThePool() async throws {
+        let folder = try TemporaryDirectory()
+        let pool = try pool(folder)
+        try await pool.write { db in try db.execute("INSERT INTO t VALUES (0)") }
+        // A reader held on a thread of the test's own until the closing write returned (or 3 s passed): the close waits
+        // for it, so a write that returns before the close is done finds the connections still open.
+        let closerReturned = Shared(false), holding = Shared(false)
+        let readerDone = DispatchSemaphore(value: 0) // off the pool: signalled and waited on threads of the test's own
+        Thread.detachNewThread {
+            _ = try? pool.read { _ in
+                holding.update { $0 = true }
+                let started = ContinuousClock.now
+                while !closerReturned.get() && ContinuousClock.now - started < .seconds(3) {
+                    usleep(5000) // off the pool: a thread of the test's own
+                }
+            }
+            readerDone.signal()
+        }
+        for _ in 0..<400 where !holding.get() { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(holding.get(), "the reader was not held")
+        let (release, session) = try await holdWriter(pool)
+        var tasks: [(Int, Task<Void, any Error>)] = []
+        for (index, value) in [1, 2, 3].enumerated() {
+            tasks.append((value, Task {
+                try await pool.write { db in
+                    try db.execute("INSERT INTO t VALUES (?)", [value])
+                    if value == 2 { pool.close() }
+                }
+            }))
+            try await waitForQueued(pool, index + 1)
+        }
+        release()
+        try await session.value
+        let closers = await outcome { try await tasks[1].1.value }
+        let walLeft = FileManager.default.fileExists(atPath: folder.file("groups.db") + "-wal")
+        closerReturned.update { $0 = true }
+        #expect(closers.error == nil, "\(String(describing: closers.error))")
+        #expect(!walLeft, "the closing write returned while the pool's connections were still open")
+        #expect(await outcome { try await tasks[0].1.value }.error == nil)
+        #expect((await outcome { try await tasks[2].1.value }.error as? SQLCipherError)?.kind == .misuse)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                readerDone.wait() // off the pool: a thread of its own
+                continuation.resume()
+            }
+        }
+        let rows = try Database(path: folder.file("groups.db"), key: .rawKey([UInt8](repeating: 7, count: 32)))
+            .textValue("SELECT group_concat(v) FROM (SELECT v FROM t ORDER BY v)")
+        #expect(rows == "0,1,2")
+    }
+
     @Test("50 writes that wait together share one commit; each returns its own result after it")
     func waitingWritesShareOneCommit() async throws {
         let folder = try TemporaryDirectory()

@@ -51,14 +51,3 @@ struct HangGuardTests {
         #expect(queued >= .seconds(2), "the control did not queue the body: it waited only \(queued)")
     }
 }
-
-/// A task executor with one thread of its own (a serial dispatch queue).
-private final class SerialThreadExecutor: TaskExecutor {
-    private let queue = DispatchQueue(label: "HangGuardTests.serial")
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        let executor = asUnownedTaskExecutor()
-        queue.async { job.runSynchronously(on: executor) }
-    }
-}

@@ -30,3 +30,15 @@ func offPool<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) as
         Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
     }
 }
+
+/// A task executor with one thread of its own (a serial dispatch queue): a busy cooperative pool, or the one of a
+/// 1-core machine, for the tasks that prefer it.
+final class SerialThreadExecutor: TaskExecutor {
+    private let queue = DispatchQueue(label: "SQLCipherKitTests.serial")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        queue.async { job.runSynchronously(on: executor) }
+    }
+}
