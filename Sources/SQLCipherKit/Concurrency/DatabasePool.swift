@@ -354,6 +354,11 @@ public final class DatabasePool: @unchecked Sendable {
     /// Closes every connection. Running statements are interrupted (their work fails with
     /// ``SQLCipherError/Kind/interrupted``); work that has not started fails with
     /// ``SQLCipherError/Kind/misuse``, as does any later use. The derived key is wiped.
+    ///
+    /// It waits until no work holds a connection. Called from inside the pool's own work (a closure it runs, its
+    /// observer's events, a writer session), it marks the pool closed at once and closes the connections when that
+    /// work ends: the call that ran the work returns once they are closed (an `async` call awaits the close, which
+    /// runs on a thread of its own, not on the task's).
     public func close() {
         guard closed.set() else { return }
         if WriterSession.isActive(in: self), sessionsRunning.withLock({ $0 > 0 }) {
