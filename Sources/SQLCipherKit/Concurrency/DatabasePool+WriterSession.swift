@@ -38,8 +38,10 @@ extension DatabasePool {
         await session.rollBack()
         session.end()
         sessionEnded()
+        // A close asked inside the session is taken before the gate is given on, and performed off this thread.
+        let takes = takeCloseRequest(endingSession: true)
         releaseWriter()
-        await closeIfRequested(endingSession: true)
+        if takes { await performTakenClose() }
         return try outcome.get()
     }
 }

@@ -277,6 +277,7 @@ public final class DatabasePool: @unchecked Sendable {
             return try await writeGroups.submit(to: self, body)
         }
         try await acquireWriter()
+        let openBefore = !closed.isSet
         let outcome: Swift.Result<Result, any Error>
         do {
             // The job has finished when this returns (even when the task was cancelled): the gate is free to go.
@@ -286,8 +287,11 @@ public final class DatabasePool: @unchecked Sendable {
         } catch {
             outcome = .failure(error)
         }
+        // A close the work asked is taken while the gate is still held: a writer session that gets the writer next
+        // would take it over until its end (sessionStarted()), and this write would return before it.
+        let takes = takeCloseRequest()
         releaseWriter()
-        await closeIfRequested()
+        if takes { await performTakenClose() } else if openBefore && closed.isSet { await awaitClosing() }
         return try outcome.get()
     }
 
@@ -355,22 +359,22 @@ public final class DatabasePool: @unchecked Sendable {
     /// ``SQLCipherError/Kind/interrupted``); work that has not started fails with
     /// ``SQLCipherError/Kind/misuse``, as does any later use. The derived key is wiped.
     ///
-    /// It waits until no work holds a connection. Called from inside the pool's own work (a closure it runs, its
-    /// observer's events, a writer session), it marks the pool closed at once and closes the connections when that
-    /// work ends: the call that ran the work returns once they are closed (an `async` call awaits the close, which
-    /// runs on a thread of its own, not on the task's).
+    /// It waits until no work holds a connection: from a task, it blocks the task's thread meanwhile. Called from
+    /// inside the pool's own work (a closure it runs, its observer's events, a writer session), it marks the pool
+    /// closed at once and closes the connections when that work ends: the call that ran the work returns once they
+    /// are closed (an `async` call awaits the close, which runs on a thread of its own, not on the task's).
     public func close() {
         guard closed.set() else { return }
         if WriterSession.isActive(in: self), sessionsRunning.withLock({ $0 > 0 }) {
             // Inside a writer session: only its end may close, since other work it awaits (a read on a pool thread)
             // would wait for the writer it holds (found by a reviewer: a deadlock).
-            requestedClose.withLock { $0 = .whenSessionEnds }
+            closeState.withLock { $0.request = .whenSessionEnds }
             return
         }
         if ReentrancyMarker.isActive(self) {
             // Called from one of the pool's own closures: waiting for every connection here would wait for the
             // one this thread holds. The outer call closes the pool when it ends.
-            requestedClose.withLock { if $0 == nil { $0 = .whenIdle } }
+            closeState.withLock { if $0.request == nil { $0.request = .whenIdle } }
             return
         }
         closeConnections()
@@ -384,7 +388,16 @@ public final class DatabasePool: @unchecked Sendable {
         case whenSessionEnds
     }
 
-    private let requestedClose = Mutex<CloseRequest?>(nil)
+    /// The close's progress: a nested request waiting to be performed, whether the connections are being closed
+    /// (by ``closeConnections()``, or by whoever took the request), and the tasks waiting for that to end.
+    private struct CloseState {
+        var request: CloseRequest?
+        var closing = false
+        var closed = false
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let closeState = Mutex(CloseState())
     /// The writer sessions running (0 or 1: a session holds the writer): a task a session started keeps its mark
     /// after the session ends, and its close is then not nested.
     private let sessionsRunning = Mutex(0)
@@ -392,7 +405,7 @@ public final class DatabasePool: @unchecked Sendable {
     /// A writer session got the writer: a close asked meanwhile (its observer's `writerAcquired`) waits for its end.
     func sessionStarted() {
         sessionsRunning.withLock { $0 += 1 }
-        requestedClose.withLock { if $0 != nil { $0 = .whenSessionEnds } }
+        closeState.withLock { if $0.request != nil { $0.request = .whenSessionEnds } }
     }
 
     /// A writer session ended, before it gives the writer back.
@@ -406,12 +419,29 @@ public final class DatabasePool: @unchecked Sendable {
         if takeCloseRequest(endingSession: endingSession) { closeConnections() }
     }
 
-    /// ``closeIfRequested(endingSession:)`` for the end of an `async` call: the close runs on a thread of its own
-    /// while the task awaits it. It waits for the pool's other work, and a writer session that holds the writer
-    /// needs a cooperative thread to go on: blocking this one could leave none (one per core; a deadlock on a
-    /// 1-core machine, or under a task executor of one thread).
-    func closeIfRequested(endingSession: Bool = false) async {
-        guard takeCloseRequest(endingSession: endingSession) else { return }
+    /// ``closeIfRequested(endingSession:)`` for an `async` caller that holds nothing of the pool's: the close runs on
+    /// a thread of its own while the task awaits it (``performTakenClose()``).
+    func awaitRequestedClose(endingSession: Bool = false) async {
+        if takeCloseRequest(endingSession: endingSession) { await performTakenClose() }
+    }
+
+    /// Takes a pending close request this call may perform (none from inside the pool's own work); from then on the
+    /// pool counts as closing (``awaitClosing()``). A caller that takes it must perform it.
+    func takeCloseRequest(endingSession: Bool = false) -> Bool {
+        guard !ReentrancyMarker.isActive(self) else { return false }
+        return closeState.withLock { state -> Bool in
+            guard let pending = state.request, pending == .whenIdle || endingSession else { return false }
+            state.request = nil
+            state.closing = true
+            return true
+        }
+    }
+
+    /// Performs a close request this `async` caller took (``takeCloseRequest(endingSession:)``), once it holds nothing
+    /// of the pool's: on a thread of its own, while the task awaits it. The close waits for the pool's other work, and
+    /// a writer session that holds the writer needs a cooperative thread to go on: blocking this one could leave none
+    /// (one per core: a deadlock on a 1-core machine, or under a task executor of one thread; stop 63 left it undone).
+    func performTakenClose() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             Thread.detachNewThread {
                 self.closeConnections()
@@ -420,13 +450,18 @@ public final class DatabasePool: @unchecked Sendable {
         }
     }
 
-    /// Takes a pending close request this call may perform (none from inside the pool's own work).
-    private func takeCloseRequest(endingSession: Bool) -> Bool {
-        guard !ReentrancyMarker.isActive(self) else { return false }
-        return requestedClose.withLock { request -> Bool in
-            guard let pending = request, pending == .whenIdle || endingSession else { return false }
-            request = nil
-            return true
+    /// Returns once the connections are closed, when a close is under way (another caller took the request, or a
+    /// ``close()`` from outside runs); at once otherwise, a close that waits for a writer session's end included.
+    /// For work that closed the pool but found its request taken by another caller (a reviewer: it returned before
+    /// the close was done).
+    func awaitClosing() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = closeState.withLock { state -> Bool in
+                guard state.closing, !state.closed else { return true }
+                state.waiting.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
         }
     }
 
@@ -440,6 +475,15 @@ public final class DatabasePool: @unchecked Sendable {
     }
 
     private func closeConnections() {
+        closeState.withLock { $0.closing = true }
+        defer {
+            let waiting = closeState.withLock { state in
+                state.closed = true
+                defer { state.waiting = [] }
+                return state.waiting
+            }
+            for continuation in waiting { continuation.resume() }
+        }
         // Keep interrupting what runs on the connections until the pool holds them all (Interrupter).
         let interrupter = Interrupter(writer: writerInterrupt.withLock { $0 }, readers: readers)
         Thread.detachNewThread { interrupter.run() }
@@ -514,7 +558,7 @@ public final class DatabasePool: @unchecked Sendable {
 
     /// Takes the writer gate for an `async` caller (waiting at most ``Configuration/writerWaitTimeout``), and reports
     /// the wait to the observer with the caller's context, as work of the pool: a ``close()`` there takes effect
-    /// where the caller calls ``closeIfRequested()``, once it has released the gate (found by an attacker: the close
+    /// where the caller takes it (``takeCloseRequest(endingSession:)``) and performs it once it has released the gate (found by an attacker: the close
     /// waited for the gate this task held, a deadlock).
     func acquireWriter() async throws(SQLCipherError) {
         let started = configuration.database.observer.map { _ in ContinuousClock.now }
@@ -522,7 +566,7 @@ public final class DatabasePool: @unchecked Sendable {
             try await writerGate.acquire(timeout: configuration.writerWaitTimeout)
         } catch {
             // A close asked while it waited (the observer's writerQueueChanged), now that it holds nothing.
-            await closeIfRequested()
+            await awaitRequestedClose()
             throw error
         }
         if let started {
@@ -559,8 +603,9 @@ public final class DatabasePool: @unchecked Sendable {
         return try withGateHeld(body)
     }
 
-    /// Runs `body` on the writer as the pool's write work (nested pool calls refused, a nested close performed at
-    /// the end); the caller holds the writer gate. For ``WriteGroups``, whose transaction is its own.
+    /// Runs `body` on the writer as the pool's write work (nested pool calls refused; a nested close is left to the
+    /// caller, which performs it once it has released the gate); the caller holds the writer gate. For
+    /// ``WriteGroups``, whose transaction is its own.
     func withWriterForGroup<Result>(_ body: (Database) throws -> Result) throws -> Result {
         try marked("DatabasePool.write", closesWhenDone: false) {
             try withGateHeld(body)

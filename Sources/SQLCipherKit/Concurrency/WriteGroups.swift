@@ -10,7 +10,8 @@ import Synchronization
 /// commit), releases the gate, so that blocking writers and writer sessions queued at the gate take their turns
 /// between groups, and goes on until its own entry is done. Then it hands the lead to the entry at the head of the
 /// queue. No other task is started and no thread waits for the gate: the gate is still taken before work is
-/// queued on the pool's threads (see ``WorkerThreads``).
+/// queued on the pool's threads (see ``WorkerThreads``). (A close asked inside a group is the exception: it is
+/// performed on a thread of its own, which waits for the gate and the readers like any close.)
 final class WriteGroups: Sendable {
     private struct State {
         var queue: [Entry] = []
@@ -43,6 +44,9 @@ final class WriteGroups: Sendable {
         /// Set when another entry's failure ended the transaction this entry's work was in: it then runs first in
         /// a transaction of its own, and nothing joins it.
         var runsAlone = false
+        /// What the write's task does about a close its work asked, before it returns: set by the lead before
+        /// ``finish()``, read by the task after it wakes (as the outcome).
+        var closeDuty = CloseDuty.none
         private let body: (Database, AsyncJob, Bool) throws -> Void
         private let failure: (any Error) -> Void
         private let wake = Mutex(Wake())
@@ -104,6 +108,15 @@ final class WriteGroups: Sendable {
         }
     }
 
+    /// What a write's task does, once its write is finished, about a close of the pool that its work asked.
+    enum CloseDuty {
+        case none
+        /// Perform it: its task took the request (``DatabasePool/takeCloseRequest(endingSession:)``).
+        case perform
+        /// Wait until the connections are closed: another caller took the request.
+        case await
+    }
+
     /// The outcome of one write, typed.
     private final class Outcome<Result>: @unchecked Sendable {
         // Written before the entry's finish() (or by the leading task itself), read after the wake: see Entry.
@@ -135,6 +148,14 @@ final class WriteGroups: Sendable {
             } else if await entry.waitForTurn() {
                 await lead(pool, own: entry)
             }
+            // A close this write asked, performed by its own task (off its thread) so that the lead and the other
+            // writes of its group return at their commit: it returns once the connections are closed, as a write
+            // alone does.
+            switch entry.closeDuty {
+            case .none: break
+            case .perform: await pool.performTakenClose()
+            case .await: await pool.awaitClosing()
+            }
         } onCancel: {
             cancel(entry, pool: pool)
         }
@@ -165,8 +186,8 @@ final class WriteGroups: Sendable {
         return removed
     }
 
-    /// Leads until `own` is done: takes the gate, runs a group on a worker thread, releases the gate; then hands the
-    /// lead on.
+    /// Leads until `own` is done: takes the gate, runs a group on a worker thread, releases the gate (a close asked in
+    /// the group is taken before, and left to the task of the write that asked it); then hands the lead on.
     private func lead(_ pool: DatabasePool, own: Entry) async {
         while !own.isDone {
             do throws(SQLCipherError) {
@@ -178,19 +199,27 @@ final class WriteGroups: Sendable {
                     own.finish()
                 }
                 // A close asked while it waited, now that it holds nothing.
-                await pool.closeIfRequested()
+                await pool.awaitRequestedClose()
                 break
             }
-            let finishedAfterClose = await withCheckedContinuation { (continuation: CheckedContinuation<[Entry], Never>) in
+            let closer = await withCheckedContinuation { (continuation: CheckedContinuation<Entry?, Never>) in
                 pool.workers.submit {
                     continuation.resume(returning: self.runGroup(pool))
                 }
             }
+            // A close from the group's writes or events: taken while the gate is held (a writer session that gets the
+            // writer next would take it over until its end), performed once the gate is free (found by an attacker:
+            // from inside the group it waited for the gate the group held), by the task of the write that closed the
+            // pool, which waits for it instead when another caller took the request (submit(to:_:)).
+            let takes = pool.takeCloseRequest()
             pool.releaseWriter()
-            // A close from the group's writes or events, once the gate is free (found by an attacker: from inside the
-            // group it waited for the gate the group held).
-            await pool.closeIfRequested()
-            for entry in finishedAfterClose { entry.finish() }
+            if let closer {
+                closer.closeDuty = takes ? .perform : .await
+                closer.finish()
+            } else if takes {
+                // Asked during the group, by none of its writes (another work's events): the lead performs it.
+                await pool.performTakenClose()
+            }
         }
         let next = state.withLock { state -> Entry? in
             guard let first = state.queue.first else {
@@ -210,8 +239,9 @@ final class WriteGroups: Sendable {
     }
 
     /// Runs one group on the writer (the caller holds the gate). When the pool is closed, every queued write
-    /// fails. Returns the writes to finish only after a close asked during the group (``runEntries(on:pool:)``).
-    private func runGroup(_ pool: DatabasePool) -> [Entry] {
+    /// fails. Returns the write to finish only after the close, when the pool was closed during it
+    /// (``runEntries(on:pool:)``).
+    private func runGroup(_ pool: DatabasePool) -> Entry? {
         do {
             return try pool.withWriterForGroup { database in
                 self.runEntries(on: database, pool: pool)
@@ -226,7 +256,7 @@ final class WriteGroups: Sendable {
                 entry.fail(error)
                 entry.finish()
             }
-            return []
+            return nil
         }
     }
 
@@ -241,19 +271,21 @@ final class WriteGroups: Sendable {
     }
 
     /// Runs the entries at the head of the queue in one transaction, within the group's bounds, and commits once;
-    /// each entry is finished (its task woken) only after that commit, or when it fails. When the pool was closed
-    /// meanwhile (from a write's closure or its events: the lead performs that close once it has released the gate),
-    /// the group's writes are returned unfinished, for the lead to finish after the close: a write that closed the
-    /// pool returns once its connections are closed, as a write alone does (stop 63 left it undone).
-    private func runEntries(on database: Database, pool: DatabasePool) -> [Entry] {
+    /// each entry is finished (its task woken) only after that commit, or when it fails. The write during whose work
+    /// (its events included; the commit's are its group's first write's) the pool was closed is returned unfinished,
+    /// for the lead to finish once the connections are closed: it returns then, as a write alone does (stop 63 left it
+    /// undone). The group's other writes are finished as always.
+    private func runEntries(on database: Database, pool: DatabasePool) -> Entry? {
         let started = ContinuousClock.now
         var members: [Entry] = []
         var open = false
         var taken = 0
-        // Finished after the close when the pool was closed by then; at once otherwise.
-        var finishedAfterClose: [Entry] = []
+        // The write during whose work the pool was closed (each turn of the loop starts with the pool open): finished
+        // by the lead, after the close.
+        var closer: Entry?
         func finish(_ entry: Entry) {
-            if pool.isClosed { finishedAfterClose.append(entry) } else { entry.finish() }
+            if closer == nil, pool.isClosed { closer = entry }
+            if entry !== closer { entry.finish() }
         }
         while taken < limits.maxJobs, !pool.isClosed, let entry = next(groupIsEmpty: members.isEmpty) {
             taken += 1
@@ -297,6 +329,7 @@ final class WriteGroups: Sendable {
                     }
                 }
                 members.append(entry)
+                if closer == nil, pool.isClosed { closer = entry }
             } catch {
                 entry.fail(error)
                 if first || !database.isInTransaction || database.sqlGuard.transactionEndedUnderScope {
@@ -340,8 +373,10 @@ final class WriteGroups: Sendable {
                 for member in members { member.fail(error) }
             }
         }
+        // Closed by the commit's events, which are its first write's.
+        if closer == nil, pool.isClosed { closer = members.first }
         for member in members { finish(member) }
-        return finishedAfterClose
+        return closer
     }
 
     /// Puts `members`, whose work a rollback undid, back at the head of the queue to run again, each alone.

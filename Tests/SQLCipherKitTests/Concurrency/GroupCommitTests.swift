@@ -179,47 +179,58 @@ struct GroupCommitTests {
         try await expectOnlyCommittedWrites(committed, rows: culpritFirst ? [0, 3] : [0, 1, 3], in: pool)
     }
 
-    @Test("a write that closes the pool in a group returns only once the pool's connections are closed, as a write alone does (stop 63 left it undone: it returned at the group's commit, before the lead closed them); the writes of its group commit, the one after it fails (misuse)")
+    @Test("a write that closes the pool in a group returns only once the pool's connections are closed, as a write alone does (stop 63 left it undone: it returned at the group's commit, before the lead closed them); the write before it in its group returns at the commit as always, the one after it fails (misuse)")
     func groupWriteClosesThePool() async throws {
         let folder = try TemporaryDirectory()
+        let wal = folder.file("groups.db") + "-wal"
         let pool = try pool(folder)
         try await pool.write { db in try db.execute("INSERT INTO t VALUES (0)") }
-        // A reader held on a thread of the test's own until the closing write returned (or 3 s passed): the close waits
-        // for it, so a write that returns before the close is done finds the connections still open.
-        let closerReturned = Shared(false), holding = Shared(false)
+        // A reader held on a thread of the test's own until the test lets it go: the close waits for it.
+        let holding = Shared(false), letGo = Shared(false)
         let readerDone = DispatchSemaphore(value: 0) // off the pool: signalled and waited on threads of the test's own
         Thread.detachNewThread {
             _ = try? pool.read { _ in
                 holding.update { $0 = true }
-                let started = ContinuousClock.now
-                while !closerReturned.get() && ContinuousClock.now - started < .seconds(3) {
-                    usleep(5000) // off the pool: a thread of the test's own
-                }
+                while !letGo.get() { usleep(2000) } // off the pool: a thread of the test's own
             }
             readerDone.signal()
         }
         for _ in 0..<400 where !holding.get() { try await Task.sleep(for: .milliseconds(5)) }
         try #require(holding.get(), "the reader was not held")
         let (release, session) = try await holdWriter(pool)
-        var tasks: [(Int, Task<Void, any Error>)] = []
+        // Per write: its error (nil: it committed) once it returned, and whether the -wal file was there then.
+        let returned = Shared<[Int: (error: SQLCipherError?, walLeft: Bool)]>([:])
+        var tasks: [Task<Void, Never>] = []
         for (index, value) in [1, 2, 3].enumerated() {
-            tasks.append((value, Task {
-                try await pool.write { db in
-                    try db.execute("INSERT INTO t VALUES (?)", [value])
-                    if value == 2 { pool.close() }
+            tasks.append(Task {
+                let result = await outcome {
+                    try await pool.write { db in
+                        try db.execute("INSERT INTO t VALUES (?)", [value])
+                        if value == 2 { pool.close() }
+                    }
                 }
-            }))
+                let walLeft = FileManager.default.fileExists(atPath: wal)
+                returned.update { $0[value] = (result.error as? SQLCipherError, walLeft) }
+            })
             try await waitForQueued(pool, index + 1)
         }
         release()
         try await session.value
-        let closers = await outcome { try await tasks[1].1.value }
-        let walLeft = FileManager.default.fileExists(atPath: folder.file("groups.db") + "-wal")
-        closerReturned.update { $0 = true }
-        #expect(closers.error == nil, "\(String(describing: closers.error))")
-        #expect(!walLeft, "the closing write returned while the pool's connections were still open")
-        #expect(await outcome { try await tasks[0].1.value }.error == nil)
-        #expect((await outcome { try await tasks[2].1.value }.error as? SQLCipherError)?.kind == .misuse)
+        // The write before the closing one, and the one after it, return while the reader is held.
+        for _ in 0..<1000 where returned.get()[1] == nil || returned.get()[3] == nil {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(pool.isClosed)
+        #expect(returned.get()[1].map { $0.error == nil } == true, "\(returned.get())")
+        #expect(returned.get()[3]?.error?.kind == .misuse, "\(returned.get())")
+        // The closing write has not returned: the close waits for the reader.
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(returned.get()[2] == nil, "the closing write returned before the close: \(returned.get())")
+        #expect(FileManager.default.fileExists(atPath: wal), "the close ended while the reader was held")
+        letGo.update { $0 = true }
+        for task in tasks { await task.value }
+        #expect(returned.get()[2].map { $0.error == nil && !$0.walLeft } == true,
+                "the closing write failed, or returned while the connections were still open: \(returned.get())")
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             Thread.detachNewThread {
                 readerDone.wait() // off the pool: a thread of its own
