@@ -37,11 +37,13 @@ extension DatabasePool {
         }
         await session.rollBack()
         session.end()
-        sessionEnded()
-        // A close asked inside the session is taken before the gate is given on, and performed off this thread.
-        let takes = takeCloseRequest(endingSession: true)
-        releaseWriter()
-        if takes { await performTakenClose() }
+        // A close asked inside the session is taken as it ends (under one lock with the end: a close asked by a task
+        // it started is either taken or not nested), and performed off this thread with the gate it holds.
+        if sessionEnded() {
+            await performTakenClose(holdingGate: true)
+        } else {
+            releaseWriter()
+        }
         return try outcome.get()
     }
 }

@@ -276,22 +276,30 @@ public final class DatabasePool: @unchecked Sendable {
         if writeGroups.limits.isEnabled {
             return try await writeGroups.submit(to: self, body)
         }
-        try await acquireWriter()
-        let openBefore = !closed.isSet
+        let askedAtAcquire = try await acquireWriter()
+        // Whether the write's work asked a close, on the thread that ran it (a reviewer: the pool's being closed
+        // meanwhile also comes from other callers, whose close this write must not wait for).
+        let askedInWork = Mutex(false)
         let outcome: Swift.Result<Result, any Error>
         do {
             // The job has finished when this returns (even when the task was cancelled): the gate is free to go.
             outcome = .success(try await AsyncJob.run(on: workers, observer: configuration.database.observer) { job in
-                try self.writeHoldingGate { database in try job.perform(on: database, body) }
+                defer { if self.closeAskedOnThisThread() { askedInWork.withLock { $0 = true } } }
+                return try self.writeHoldingGate { database in try job.perform(on: database, body) }
             })
         } catch {
             outcome = .failure(error)
         }
         // A close the work asked is taken while the gate is still held: a writer session that gets the writer next
         // would take it over until its end (sessionStarted()), and this write would return before it.
-        let takes = takeCloseRequest()
-        releaseWriter()
-        if takes { await performTakenClose() } else if openBefore && closed.isSet { await awaitClosing() }
+        if takeCloseRequest() {
+            // The close gets the gate this write holds: a writer session queued at the gate, awaiting this write,
+            // would otherwise hold it while the close waited for it (a reviewer: a deadlock without a time limit).
+            await performTakenClose(holdingGate: true)
+        } else {
+            releaseWriter()
+            if askedAtAcquire || askedInWork.withLock({ $0 }) { await awaitClosing() }
+        }
         return try outcome.get()
     }
 
@@ -365,19 +373,28 @@ public final class DatabasePool: @unchecked Sendable {
     /// are closed (an `async` call awaits the close, which runs on a thread of its own, not on the task's).
     public func close() {
         guard closed.set() else { return }
-        if WriterSession.isActive(in: self), sessionsRunning.withLock({ $0 > 0 }) {
-            // Inside a writer session: only its end may close, since other work it awaits (a read on a pool thread)
-            // would wait for the writer it holds (found by a reviewer: a deadlock).
-            closeState.withLock { $0.request = .whenSessionEnds }
-            return
+        let inSession = WriterSession.isActive(in: self), nested = ReentrancyMarker.isActive(self)
+        // Judged and asked under one lock: a session that ends meanwhile either sees the request or is seen ended (a
+        // reviewer: a task the session started could store a request after the session's end had looked for one).
+        let deferred = closeState.withLock { state -> Bool in
+            if inSession, state.sessionsRunning > 0 {
+                // Inside a writer session: only its end may close, since other work it awaits (a read on a pool
+                // thread) would wait for the writer it holds (found by a reviewer: a deadlock).
+                state.request = .whenSessionEnds
+                return true
+            }
+            if nested {
+                // Called from one of the pool's own closures: waiting for every connection here would wait for the
+                // one this thread holds. The outer call closes the pool when it ends.
+                if state.request == nil {
+                    state.request = .whenIdle
+                    state.requester = pthread_self()
+                }
+                return true
+            }
+            return false
         }
-        if ReentrancyMarker.isActive(self) {
-            // Called from one of the pool's own closures: waiting for every connection here would wait for the
-            // one this thread holds. The outer call closes the pool when it ends.
-            closeState.withLock { if $0.request == nil { $0.request = .whenIdle } }
-            return
-        }
-        closeConnections()
+        if !deferred { closeConnections() }
     }
 
     /// A nested ``close()`` waiting to be performed.
@@ -389,28 +406,39 @@ public final class DatabasePool: @unchecked Sendable {
     }
 
     /// The close's progress: a nested request waiting to be performed, whether the connections are being closed
-    /// (by ``closeConnections()``, or by whoever took the request), and the tasks waiting for that to end.
+    /// (by ``closeConnections(holdingGate:)``, or by whoever took the request), and the tasks waiting for that to
+    /// end; and the writer sessions running (0 or 1: a session holds the writer): a task a session started keeps its
+    /// mark after the session ends, and its close is then not nested.
     private struct CloseState {
         var request: CloseRequest?
+        /// The thread that asked the pending request.
+        var requester: pthread_t?
+        var sessionsRunning = 0
         var closing = false
         var closed = false
         var waiting: [CheckedContinuation<Void, Never>] = []
     }
 
     private let closeState = Mutex(CloseState())
-    /// The writer sessions running (0 or 1: a session holds the writer): a task a session started keeps its mark
-    /// after the session ends, and its close is then not nested.
-    private let sessionsRunning = Mutex(0)
 
     /// A writer session got the writer: a close asked meanwhile (its observer's `writerAcquired`) waits for its end.
     func sessionStarted() {
-        sessionsRunning.withLock { $0 += 1 }
-        closeState.withLock { if $0.request != nil { $0.request = .whenSessionEnds } }
+        closeState.withLock { state in
+            state.sessionsRunning += 1
+            if state.request != nil { state.request = .whenSessionEnds }
+        }
     }
 
-    /// A writer session ended, before it gives the writer back.
-    func sessionEnded() {
-        sessionsRunning.withLock { $0 -= 1 }
+    /// A writer session ended, before it gives the writer back: returns whether it takes a close asked inside it (or
+    /// any other waiting), which its caller must perform.
+    func sessionEnded() -> Bool {
+        closeState.withLock { state in
+            state.sessionsRunning -= 1
+            guard state.request != nil else { return false }
+            state.request = nil
+            state.closing = true
+            return true
+        }
     }
 
     /// Closes the connections if a nested ``close()`` asked for it and this call may perform it (`endingSession`: the
@@ -438,15 +466,25 @@ public final class DatabasePool: @unchecked Sendable {
     }
 
     /// Performs a close request this `async` caller took (``takeCloseRequest(endingSession:)``), once it holds nothing
-    /// of the pool's: on a thread of its own, while the task awaits it. The close waits for the pool's other work, and
-    /// a writer session that holds the writer needs a cooperative thread to go on: blocking this one could leave none
-    /// (one per core: a deadlock on a 1-core machine, or under a task executor of one thread; stop 63 left it undone).
-    func performTakenClose() async {
+    /// of the pool's but the writer gate, if `holdingGate`, which it hands to the close: on a thread of its own, while
+    /// the task awaits it. The close waits for the pool's other work, and a writer session that holds the writer needs
+    /// a cooperative thread to go on: blocking this one could leave none (one per core: a deadlock on a 1-core
+    /// machine, or under a task executor of one thread; stop 63 left it undone).
+    func performTakenClose(holdingGate: Bool = false) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             Thread.detachNewThread {
-                self.closeConnections()
+                self.closeConnections(holdingGate: holdingGate)
                 continuation.resume()
             }
+        }
+    }
+
+    /// Whether a close waiting to be performed was asked on this thread: by the work, or the events, it runs for a
+    /// caller (a group's write, an `async` write's job, the observer's `writerAcquired` for an `async` write).
+    func closeAskedOnThisThread() -> Bool {
+        let me = pthread_self()
+        return closeState.withLock { state in
+            state.request != nil && state.requester.map { pthread_equal($0, me) != 0 } == true
         }
     }
 
@@ -474,7 +512,9 @@ public final class DatabasePool: @unchecked Sendable {
         return try ReentrancyMarker.run(self, description, path: path, body)
     }
 
-    private func closeConnections() {
+    /// Closes every connection, once it holds the writer gate (taken here, or handed over by its caller: `holdingGate`)
+    /// and every reader.
+    private func closeConnections(holdingGate: Bool = false) {
         closeState.withLock { $0.closing = true }
         defer {
             let waiting = closeState.withLock { state in
@@ -488,7 +528,7 @@ public final class DatabasePool: @unchecked Sendable {
         let interrupter = Interrupter(writer: writerInterrupt.withLock { $0 }, readers: readers)
         Thread.detachNewThread { interrupter.run() }
         defer { interrupter.stop() }
-        try? exclusively { () throws(SQLCipherError) in
+        try? exclusively(holdingGate: holdingGate) { () throws(SQLCipherError) in
             // Nothing runs now. Stop interrupting first: an interrupt makes the close's checkpoint give up, which
             // leaves the -wal file behind (seen: 35 of 40 runs of the driver's wrong-key test). SQLite also keeps
             // an interrupt that reached an idle connection until that connection's next statement starts, so the
@@ -560,7 +600,9 @@ public final class DatabasePool: @unchecked Sendable {
     /// the wait to the observer with the caller's context, as work of the pool: a ``close()`` there takes effect
     /// where the caller takes it (``takeCloseRequest(endingSession:)``) and performs it once it has released the gate (found by an attacker: the close
     /// waited for the gate this task held, a deadlock).
-    func acquireWriter() async throws(SQLCipherError) {
+    /// Returns whether the observer's `writerAcquired` asked a close (``closeAskedOnThisThread()``).
+    @discardableResult
+    func acquireWriter() async throws(SQLCipherError) -> Bool {
         let started = configuration.database.observer.map { _ in ContinuousClock.now }
         do {
             try await writerGate.acquire(timeout: configuration.writerWaitTimeout)
@@ -575,7 +617,9 @@ public final class DatabasePool: @unchecked Sendable {
             ReentrancyMarker.runAsWork(of: self, "DatabasePool's observer", path: path) {
                 reportWriterAcquired(waitingSince: started)
             }
+            return closeAskedOnThisThread()
         }
+        return false
     }
 
     /// Reports that a write got the writer after waiting since `started`, with the current context. The caller holds
@@ -656,9 +700,13 @@ public final class DatabasePool: @unchecked Sendable {
         return try Database(path: path, optionalKey: key, configuration: readerConfiguration, preflight: true)
     }
 
-    /// Runs `body` holding the writer and every reader (close waits for the writer without limit).
-    private func exclusively(_ body: () throws(SQLCipherError) -> Void) throws(SQLCipherError) {
-        try writerGate.acquire(timeout: closed.isSet ? nil : configuration.writerWaitTimeout, counted: false)
+    /// Runs `body` holding the writer and every reader (close waits for the writer without limit); `holdingGate`: the
+    /// caller holds the writer gate already, and hands it over.
+    private func exclusively(holdingGate: Bool = false, _ body: () throws(SQLCipherError) -> Void)
+        throws(SQLCipherError) {
+        if !holdingGate {
+            try writerGate.acquire(timeout: closed.isSet ? nil : configuration.writerWaitTimeout, counted: false)
+        }
         defer { releaseWriter() }
         try readers.withAllReadersTyped { () throws(SQLCipherError) in try body() }
     }

@@ -38,7 +38,7 @@ final class WriteGroups: Sendable {
         // Invariants that make the class Sendable: `runsAlone` is only touched under WriteGroups' lock; the body's
         // outcome (in the closures' box) is written by the thread running the group, or by the cancel handler for
         // an entry it took out of the queue, before `finish()`, and read by the waiting task after it wakes (the
-        // wake's lock orders the two).
+        // wake's lock orders the two); `closeDuty` likewise, written by the lead before `finish()`.
         let job: AsyncJob
         let enqueued = ContinuousClock.now
         /// Set when another entry's failure ended the transaction this entry's work was in: it then runs first in
@@ -111,8 +111,9 @@ final class WriteGroups: Sendable {
     /// What a write's task does, once its write is finished, about a close of the pool that its work asked.
     enum CloseDuty {
         case none
-        /// Perform it: its task took the request (``DatabasePool/takeCloseRequest(endingSession:)``).
-        case perform
+        /// Perform it, with the writer gate the lead handed over: the lead took the request
+        /// (``DatabasePool/takeCloseRequest(endingSession:)``) holding the gate, and left both to this write's task.
+        case performHoldingGate
         /// Wait until the connections are closed: another caller took the request.
         case await
     }
@@ -153,7 +154,7 @@ final class WriteGroups: Sendable {
             // alone does.
             switch entry.closeDuty {
             case .none: break
-            case .perform: await pool.performTakenClose()
+            case .performHoldingGate: await pool.performTakenClose(holdingGate: true)
             case .await: await pool.awaitClosing()
             }
         } onCancel: {
@@ -207,18 +208,20 @@ final class WriteGroups: Sendable {
                     continuation.resume(returning: self.runGroup(pool))
                 }
             }
-            // A close from the group's writes or events: taken while the gate is held (a writer session that gets the
-            // writer next would take it over until its end), performed once the gate is free (found by an attacker:
-            // from inside the group it waited for the gate the group held), by the task of the write that closed the
-            // pool, which waits for it instead when another caller took the request (submit(to:_:)).
+            // A close from the group's writes or events: taken while the gate is held, and handed that gate (a writer
+            // session that got the writer next would hold it while the close waited for it: a reviewer), once the
+            // group's work is over (found by an attacker: from inside the group it waited for the gate the group held).
+            // The task of the write that closed the pool performs it, or waits for it when another caller took the
+            // request (submit(to:_:)); the group's other writes, and the lead, return at their commit.
             let takes = pool.takeCloseRequest()
-            pool.releaseWriter()
+            if !takes { pool.releaseWriter() }
             if let closer {
-                closer.closeDuty = takes ? .perform : .await
+                closer.closeDuty = takes ? .performHoldingGate : .await
                 closer.finish()
             } else if takes {
-                // Asked during the group, by none of its writes (another work's events): the lead performs it.
-                await pool.performTakenClose()
+                // Asked by none of the group's writes (the pool was closed before the group ran, by another work's
+                // events, a queued write's writerQueueChanged among them): the lead performs it.
+                await pool.performTakenClose(holdingGate: true)
             }
         }
         let next = state.withLock { state -> Entry? in
@@ -239,8 +242,7 @@ final class WriteGroups: Sendable {
     }
 
     /// Runs one group on the writer (the caller holds the gate). When the pool is closed, every queued write
-    /// fails. Returns the write to finish only after the close, when the pool was closed during it
-    /// (``runEntries(on:pool:)``).
+    /// fails. Returns the write during whose work the pool was closed, unfinished (``runEntries(on:pool:)``).
     private func runGroup(_ pool: DatabasePool) -> Entry? {
         do {
             return try pool.withWriterForGroup { database in
@@ -272,19 +274,19 @@ final class WriteGroups: Sendable {
 
     /// Runs the entries at the head of the queue in one transaction, within the group's bounds, and commits once;
     /// each entry is finished (its task woken) only after that commit, or when it fails. The write during whose work
-    /// (its events included; the commit's are its group's first write's) the pool was closed is returned unfinished,
-    /// for the lead to finish once the connections are closed: it returns then, as a write alone does (stop 63 left it
-    /// undone). The group's other writes are finished as always.
+    /// (its events included; the commit's are its group's first write's) the pool was closed is returned unfinished:
+    /// the lead finishes it with its duty about the close (``CloseDuty``), and it returns once the connections are
+    /// closed, as a write alone does (stop 63 left it undone). The group's other writes are finished as always.
     private func runEntries(on database: Database, pool: DatabasePool) -> Entry? {
         let started = ContinuousClock.now
         var members: [Entry] = []
         var open = false
         var taken = 0
-        // The write during whose work the pool was closed (each turn of the loop starts with the pool open): finished
-        // by the lead, after the close.
+        // The write whose work asked a close, on this thread (each turn of the loop starts with the pool open; a close
+        // from another caller is not its): finished by the lead, with its duty about the close.
         var closer: Entry?
         func finish(_ entry: Entry) {
-            if closer == nil, pool.isClosed { closer = entry }
+            if closer == nil, pool.closeAskedOnThisThread() { closer = entry }
             if entry !== closer { entry.finish() }
         }
         while taken < limits.maxJobs, !pool.isClosed, let entry = next(groupIsEmpty: members.isEmpty) {
@@ -329,7 +331,7 @@ final class WriteGroups: Sendable {
                     }
                 }
                 members.append(entry)
-                if closer == nil, pool.isClosed { closer = entry }
+                if closer == nil, pool.closeAskedOnThisThread() { closer = entry }
             } catch {
                 entry.fail(error)
                 if first || !database.isInTransaction || database.sqlGuard.transactionEndedUnderScope {
@@ -374,7 +376,7 @@ final class WriteGroups: Sendable {
             }
         }
         // Closed by the commit's events, which are its first write's.
-        if closer == nil, pool.isClosed { closer = members.first }
+        if closer == nil, pool.closeAskedOnThisThread() { closer = members.first }
         for member in members { finish(member) }
         return closer
     }

@@ -335,7 +335,7 @@ struct DatabasePoolTests {
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "\(route): the connections are still open")
     }
 
-    @Test("a close asked inside async work (a write's closure, with group commit on or off; a writer session) is performed on a thread of its own while the task awaits it: with every task on one thread (a task executor of one thread, as the cooperative pool of a 1-core machine), the writer session that got the writer next still runs, and every call returns (stop 63 left it undone: the close blocked that thread, waiting for the session that needed it)",
+    @Test("a close asked inside async work (a write's closure, with group commit on or off; a writer session) is performed on a thread of its own while the task awaits it, with the writer the work held: with every task on one thread (a task executor of one thread, as the cooperative pool of a 1-core machine), the writer session queued next, which awaits the closing call, still runs, and every call returns (stop 63 left it undone: the close blocked that thread, waiting for the session that needed it; a reviewer: the close waited for the session, which awaited the closing call)",
           arguments: ["write", "write, group commit", "session"])
     func closeAskedInsideAsyncWorkLeavesTheTasksThread(_ route: String) async throws {
         let folder = try TemporaryDirectory()
@@ -375,7 +375,12 @@ struct DatabasePoolTests {
             }
             while !holding.get() { try? await Task.sleep(for: .milliseconds(5)) }
             let next = Task(executorPreference: executor) {
-                let result = await outcome { try await pool.writeSession { _ in "ran" } }
+                let result = await outcome {
+                    try await pool.writeSession { _ in
+                        await closing.value
+                        return "ran"
+                    }
+                }
                 nextSession.update { $0 = (try? result.get()) ?? "failed: \(String(describing: result.error))" }
             }
             await closing.value
@@ -385,6 +390,58 @@ struct DatabasePoolTests {
         #expect(nextSession.get() != nil)
         #expect(pool.isClosed)
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "\(route): the connections are still open")
+    }
+
+    @Test("a write running while another thread closes the pool returns at its end, without waiting for that close (a reviewer: it waited, as though its own work had asked the close, for a close that waits for a reader)",
+          arguments: [false, true])
+    func writeDoesNotWaitForAnotherCallersClose(groupCommit: Bool) async throws {
+        let folder = try TemporaryDirectory()
+        var configuration = DatabasePool.Configuration(readerCount: 1)
+        if !groupCommit { configuration.groupCommit = .off }
+        let pool = try DatabasePool(path: folder.file("outside.db"), key: .passphrase("outside"),
+                                    configuration: configuration)
+        try await pool.write { try $0.execute("CREATE TABLE t(x)") }
+        // A reader held on a thread of the test's own until the test lets it go: the outside close waits for it.
+        let holding = Shared(false), letGo = Shared(false), inWrite = Shared(false), returned = Shared(false)
+        let closeDone = DispatchSemaphore(value: 0) // off the pool: signalled and waited on threads of the test's own
+        Thread.detachNewThread {
+            _ = try? pool.read { _ in
+                holding.update { $0 = true }
+                while !letGo.get() { usleep(2000) } // off the pool: a thread of the test's own
+            }
+        }
+        for _ in 0..<400 where !holding.get() { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(holding.get(), "the reader was not held")
+        let write = Task {
+            _ = await outcome {
+                try await pool.write { db in
+                    try db.execute("INSERT INTO t VALUES (1)")
+                    inWrite.update { $0 = true }
+                    let started = ContinuousClock.now
+                    while !pool.isClosed && ContinuousClock.now - started < .seconds(10) {
+                        usleep(2000) // off the pool: the pool's worker thread runs the write's closure
+                    }
+                }
+            }
+            returned.update { $0 = true }
+        }
+        for _ in 0..<400 where !inWrite.get() { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(inWrite.get(), "the write did not start")
+        Thread.detachNewThread {
+            pool.close()
+            closeDone.signal()
+        }
+        for _ in 0..<600 where !returned.get() { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(returned.get(), "the write waited for the close another thread asked")
+        letGo.update { $0 = true }
+        await write.value
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                closeDone.wait() // off the pool: a thread of its own
+                continuation.resume()
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.file("outside.db") + "-wal"))
     }
 
     @Test("4 writer tasks and 8 reader tasks: every acknowledged write is there, no busy error, no partial transaction")

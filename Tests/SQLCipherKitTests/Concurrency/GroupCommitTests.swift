@@ -179,7 +179,7 @@ struct GroupCommitTests {
         try await expectOnlyCommittedWrites(committed, rows: culpritFirst ? [0, 3] : [0, 1, 3], in: pool)
     }
 
-    @Test("a write that closes the pool in a group returns only once the pool's connections are closed, as a write alone does (stop 63 left it undone: it returned at the group's commit, before the lead closed them); the write before it in its group returns at the commit as always, the one after it fails (misuse)")
+    @Test("a write that closes the pool in a group returns only once the pool's connections are closed, as a write alone does (stop 63 left it undone: it returned at the group's commit, before the lead closed them); the writes before it in its group (the lead, and another) return at the commit as always, the one after it fails (misuse) once the close is done")
     func groupWriteClosesThePool() async throws {
         let folder = try TemporaryDirectory()
         let wal = folder.file("groups.db") + "-wal"
@@ -201,12 +201,12 @@ struct GroupCommitTests {
         // Per write: its error (nil: it committed) once it returned, and whether the -wal file was there then.
         let returned = Shared<[Int: (error: SQLCipherError?, walLeft: Bool)]>([:])
         var tasks: [Task<Void, Never>] = []
-        for (index, value) in [1, 2, 3].enumerated() {
+        for (index, value) in [1, 2, 3, 4].enumerated() {
             tasks.append(Task {
                 let result = await outcome {
                     try await pool.write { db in
                         try db.execute("INSERT INTO t VALUES (?)", [value])
-                        if value == 2 { pool.close() }
+                        if value == 3 { pool.close() }
                     }
                 }
                 let walLeft = FileManager.default.fileExists(atPath: wal)
@@ -216,21 +216,23 @@ struct GroupCommitTests {
         }
         release()
         try await session.value
-        // The write before the closing one, and the one after it, return while the reader is held.
-        for _ in 0..<1000 where returned.get()[1] == nil || returned.get()[3] == nil {
+        // The writes before the closing one (the lead, and another) return at their commit, while the reader is held.
+        for _ in 0..<1000 where returned.get()[1] == nil || returned.get()[2] == nil {
             try await Task.sleep(for: .milliseconds(5))
         }
         #expect(pool.isClosed)
         #expect(returned.get()[1].map { $0.error == nil } == true, "\(returned.get())")
-        #expect(returned.get()[3]?.error?.kind == .misuse, "\(returned.get())")
-        // The closing write has not returned: the close waits for the reader.
+        #expect(returned.get()[2].map { $0.error == nil } == true, "\(returned.get())")
+        // The closing write has not returned: the close waits for the reader (and holds the gate the one after waits
+        // for).
         try await Task.sleep(for: .milliseconds(200))
-        #expect(returned.get()[2] == nil, "the closing write returned before the close: \(returned.get())")
+        #expect(returned.get()[3] == nil, "the closing write returned before the close: \(returned.get())")
         #expect(FileManager.default.fileExists(atPath: wal), "the close ended while the reader was held")
         letGo.update { $0 = true }
         for task in tasks { await task.value }
-        #expect(returned.get()[2].map { $0.error == nil && !$0.walLeft } == true,
+        #expect(returned.get()[3].map { $0.error == nil && !$0.walLeft } == true,
                 "the closing write failed, or returned while the connections were still open: \(returned.get())")
+        #expect(returned.get()[4]?.error?.kind == .misuse, "\(returned.get())")
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             Thread.detachNewThread {
                 readerDone.wait() // off the pool: a thread of its own
@@ -239,7 +241,7 @@ struct GroupCommitTests {
         }
         let rows = try Database(path: folder.file("groups.db"), key: .rawKey([UInt8](repeating: 7, count: 32)))
             .textValue("SELECT group_concat(v) FROM (SELECT v FROM t ORDER BY v)")
-        #expect(rows == "0,1,2")
+        #expect(rows == "0,1,2,3")
     }
 
     @Test("50 writes that wait together share one commit; each returns its own result after it")
