@@ -278,27 +278,28 @@ public final class DatabasePool: @unchecked Sendable {
         }
         let askedAtAcquire = try await acquireWriter()
         // Whether the write's work asked a close, on the thread that ran it (a reviewer: the pool's being closed
-        // meanwhile also comes from other callers, whose close this write must not wait for).
+        // meanwhile also comes from other callers, whose close this write must neither take nor wait for).
         let askedInWork = Mutex(false)
         let outcome: Swift.Result<Result, any Error>
         do {
             // The job has finished when this returns (even when the task was cancelled): the gate is free to go.
             outcome = .success(try await AsyncJob.run(on: workers, observer: configuration.database.observer) { job in
-                defer { if self.closeAskedOnThisThread() { askedInWork.withLock { $0 = true } } }
+                let wasOpen = !self.closed.isSet
+                defer { if self.closeAsked(onThisThreadSince: wasOpen) { askedInWork.withLock { $0 = true } } }
                 return try self.writeHoldingGate { database in try job.perform(on: database, body) }
             })
         } catch {
             outcome = .failure(error)
         }
-        // A close the work asked is taken while the gate is still held: a writer session that gets the writer next
-        // would take it over until its end (sessionStarted()), and this write would return before it.
-        if takeCloseRequest() {
+        // A close the work asked is taken while the gate is still held, and handed that gate.
+        let asked = askedAtAcquire || askedInWork.withLock { $0 }
+        if takeCloseRequest(.asyncCall(askedByWork: asked)) {
             // The close gets the gate this write holds: a writer session queued at the gate, awaiting this write,
             // would otherwise hold it while the close waited for it (a reviewer: a deadlock without a time limit).
             await performTakenClose(holdingGate: true)
         } else {
             releaseWriter()
-            if askedAtAcquire || askedInWork.withLock({ $0 }) { await awaitClosing() }
+            if asked { await awaitClosing() }
         }
         return try outcome.get()
     }
@@ -374,6 +375,7 @@ public final class DatabasePool: @unchecked Sendable {
     public func close() {
         guard closed.set() else { return }
         let inSession = WriterSession.isActive(in: self), nested = ReentrancyMarker.isActive(self)
+        let fromEvent = nested && ReentrancyMarker.isEvent(of: self)
         // Judged and asked under one lock: a session that ends meanwhile either sees the request or is seen ended (a
         // reviewer: a task the session started could store a request after the session's end had looked for one).
         let deferred = closeState.withLock { state -> Bool in
@@ -386,10 +388,9 @@ public final class DatabasePool: @unchecked Sendable {
             if nested {
                 // Called from one of the pool's own closures: waiting for every connection here would wait for the
                 // one this thread holds. The outer call closes the pool when it ends.
-                if state.request == nil {
-                    state.request = .whenIdle
-                    state.requester = pthread_self()
-                }
+                state.request = .whenIdle
+                state.asker = pthread_self()
+                state.askedFromEvent = fromEvent
                 return true
             }
             return false
@@ -399,20 +400,38 @@ public final class DatabasePool: @unchecked Sendable {
 
     /// A nested ``close()`` waiting to be performed.
     private enum CloseRequest {
-        /// By the outermost call of the pool's work on the thread that asked, once it holds nothing of the pool's.
+        /// By the outermost call of the pool's work on the thread that asked, once it holds nothing of the pool's (for
+        /// an `async` write or a group, its end); asked from one of the pool's own events, by the next call that
+        /// ends (``CloseTaker``).
         case whenIdle
-        /// By the end of the writer session inside which it was asked.
+        /// By the end of the writer session inside which it was asked, or that ran when it was to be performed.
         case whenSessionEnds
     }
 
-    /// The close's progress: a nested request waiting to be performed, whether the connections are being closed
-    /// (by ``closeConnections(holdingGate:)``, or by whoever took the request), and the tasks waiting for that to
-    /// end; and the writer sessions running (0 or 1: a session holds the writer): a task a session started keeps its
-    /// mark after the session ends, and its close is then not nested.
+    /// Who asks to perform a nested close, and so which requests it takes (``takeCloseRequest(_:)``).
+    enum CloseTaker {
+        /// The outermost call of the pool's work on this thread, as it ends (a blocking call): a request its own work
+        /// asked on this thread.
+        case outermostCall
+        /// The end of an `async` call (a write, a group's lead, a wait that failed): a request its work asked
+        /// (`askedByWork`, known to the call: the thread its work ran on).
+        case asyncCall(askedByWork: Bool)
+        /// The end of a writer session: a request asked inside it, or waiting for it.
+        case sessionEnd
+    }
+
+    /// The close's progress: a nested request waiting to be performed, who asked it, whether the connections are
+    /// being closed (by ``closeConnections(holdingGate:)``, or by whoever took the request), and the tasks waiting for
+    /// that to end; and the writer sessions running (0 or 1: a session holds the writer): a task a session started
+    /// keeps its mark after the session ends, and its close is then not nested.
     private struct CloseState {
         var request: CloseRequest?
-        /// The thread that asked the pending request.
-        var requester: pthread_t?
+        /// The thread whose work asked the nested close (set once: one ``close()`` gets past the closed flag).
+        var asker: pthread_t?
+        /// Whether it was asked from one of the pool's own events, outside any call's work (a waiting write's
+        /// `writerQueueChanged`, an `async` write's `writerAcquired`): no call of the asker's ends after it on that
+        /// thread, so any caller that ends may perform it.
+        var askedFromEvent = false
         var sessionsRunning = 0
         var closing = false
         var closed = false
@@ -421,51 +440,73 @@ public final class DatabasePool: @unchecked Sendable {
 
     private let closeState = Mutex(CloseState())
 
-    /// A writer session got the writer: a close asked meanwhile (its observer's `writerAcquired`) waits for its end.
+    /// A writer session got the writer.
     func sessionStarted() {
-        closeState.withLock { state in
-            state.sessionsRunning += 1
-            if state.request != nil { state.request = .whenSessionEnds }
-        }
+        closeState.withLock { $0.sessionsRunning += 1 }
     }
 
-    /// A writer session ended, before it gives the writer back: returns whether it takes a close asked inside it (or
-    /// any other waiting), which its caller must perform.
+    /// A writer session ended, before it gives the writer back: returns whether it took a close to perform (one asked
+    /// inside it, or that waited for it: ``takeCloseRequest(_:)``), under one lock with its end, so that a close asked
+    /// by a task it started is either taken here or not nested (a reviewer).
     func sessionEnded() -> Bool {
         closeState.withLock { state in
             state.sessionsRunning -= 1
-            guard state.request != nil else { return false }
-            state.request = nil
-            state.closing = true
-            return true
+            return Self.take(.sessionEnd, from: &state)
         }
     }
 
-    /// Closes the connections if a nested ``close()`` asked for it and this call may perform it (`endingSession`: the
-    /// end of a writer session, which performs any). The request is taken under one lock: one caller performs it.
-    func closeIfRequested(endingSession: Bool = false) {
-        if takeCloseRequest(endingSession: endingSession) { closeConnections() }
+    /// Closes the connections if a nested ``close()`` asked for it and this call, the outermost of the pool's work on
+    /// this thread, may perform it. The request is taken under one lock: one caller performs it.
+    func closeIfRequested() {
+        if takeCloseRequest(.outermostCall) { closeConnections() }
     }
 
-    /// ``closeIfRequested(endingSession:)`` for an `async` caller that holds nothing of the pool's: the close runs on
-    /// a thread of its own while the task awaits it (``performTakenClose()``).
-    func awaitRequestedClose(endingSession: Bool = false) async {
-        if takeCloseRequest(endingSession: endingSession) { await performTakenClose() }
+    /// Performs a close asked from one of the pool's events, for an `async` caller that holds nothing of the pool's
+    /// (its wait for the writer failed): on a thread of its own (``performTakenClose(holdingGate:)``).
+    func awaitRequestedClose() async {
+        if takeCloseRequest(.asyncCall(askedByWork: false)) { await performTakenClose() }
     }
 
-    /// Takes a pending close request this call may perform (none from inside the pool's own work); from then on the
-    /// pool counts as closing (``awaitClosing()``). A caller that takes it must perform it.
-    func takeCloseRequest(endingSession: Bool = false) -> Bool {
+    /// Takes the pending close request if `taker` may perform it (none from inside the pool's own work); from then on
+    /// the pool counts as closing (``awaitClosing()``). A caller that takes it must perform it. A caller takes only
+    /// what its own work asked (found by a reviewer: a write took a close a read closure had asked, then waited for
+    /// that closure's reader, which waited for the write), or a close asked from an event. While a writer session
+    /// holds the writer, which the close would wait for, the request waits for the session's end instead (found by a
+    /// reviewer: a read the session awaited closed at its end, and waited for the session).
+    func takeCloseRequest(_ taker: CloseTaker) -> Bool {
         guard !ReentrancyMarker.isActive(self) else { return false }
-        return closeState.withLock { state -> Bool in
-            guard let pending = state.request, pending == .whenIdle || endingSession else { return false }
-            state.request = nil
-            state.closing = true
-            return true
-        }
+        return closeState.withLock { Self.take(taker, from: &$0) }
     }
 
-    /// Performs a close request this `async` caller took (``takeCloseRequest(endingSession:)``), once it holds nothing
+    private static func take(_ taker: CloseTaker, from state: inout CloseState) -> Bool {
+        guard let request = state.request else { return false }
+        let askedHere = state.asker.map { pthread_equal($0, pthread_self()) != 0 } == true
+        let mine: Bool
+        switch taker {
+        case .outermostCall: mine = request == .whenIdle && (askedHere || state.askedFromEvent)
+        case .asyncCall(let askedByWork): mine = request == .whenIdle && (askedByWork || state.askedFromEvent)
+        case .sessionEnd: mine = request == .whenSessionEnds || state.askedFromEvent
+        }
+        guard mine else { return false }
+        if case .sessionEnd = taker {
+        } else if state.sessionsRunning > 0 {
+            state.request = .whenSessionEnds
+            return false
+        }
+        state.request = nil
+        state.closing = true
+        return true
+    }
+
+    /// Whether this thread's work asked the nested close. `wasOpen`: the pool was open when the work started on this
+    /// thread (the asker is kept once the request is taken, and a thread runs other work later).
+    func closeAsked(onThisThreadSince wasOpen: Bool) -> Bool {
+        guard wasOpen else { return false }
+        let me = pthread_self()
+        return closeState.withLock { $0.asker.map { pthread_equal($0, me) != 0 } == true }
+    }
+
+    /// Performs a close request this `async` caller took (``takeCloseRequest(_:)``), once it holds nothing
     /// of the pool's but the writer gate, if `holdingGate`, which it hands to the close: on a thread of its own, while
     /// the task awaits it. The close waits for the pool's other work, and a writer session that holds the writer needs
     /// a cooperative thread to go on: blocking this one could leave none (one per core: a deadlock on a 1-core
@@ -476,15 +517,6 @@ public final class DatabasePool: @unchecked Sendable {
                 self.closeConnections(holdingGate: holdingGate)
                 continuation.resume()
             }
-        }
-    }
-
-    /// Whether a close waiting to be performed was asked on this thread: by the work, or the events, it runs for a
-    /// caller (a group's write, an `async` write's job, the observer's `writerAcquired` for an `async` write).
-    func closeAskedOnThisThread() -> Bool {
-        let me = pthread_self()
-        return closeState.withLock { state in
-            state.request != nil && state.requester.map { pthread_equal($0, me) != 0 } == true
         }
     }
 
@@ -505,7 +537,7 @@ public final class DatabasePool: @unchecked Sendable {
 
     /// Runs `body` as work of this pool on this thread (see ``ReentrancyMarker``); the outermost call performs a
     /// close requested from inside, unless `closesWhenDone` is false: its caller holds the writer gate, which the
-    /// close waits for (found by an attacker: a deadlock), and closes once it has released it.
+    /// close waits for (found by an attacker: a deadlock), and hands the gate to the close as it ends.
     private func marked<Result>(_ description: String, closesWhenDone: Bool = true,
                                 _ body: () throws -> Result) throws -> Result {
         defer { if closesWhenDone { closeIfRequested() } }
@@ -582,8 +614,8 @@ public final class DatabasePool: @unchecked Sendable {
 
     /// What the writer gate tells when the writes waiting for the writer change, for `observer` (on the thread or
     /// task that changed them, with its context), as the pool's work (`marking`'s): the wait may be queued already,
-    /// and a close there would queue behind it (found by a reviewer: a deadlock); it is performed where the waiting
-    /// work ends (``closeIfRequested(endingSession:)``).
+    /// and a close there would queue behind it (found by a reviewer: a deadlock); it is performed by the next call
+    /// that ends (a close asked from an event: ``takeCloseRequest(_:)``).
     private static func writerQueueChanged(observer: (any DatabaseObserver)?, path: String, marking: PoolReference)
         -> (@Sendable (Int, UInt64) -> Void)? {
         guard let observer else { return nil }
@@ -597,10 +629,10 @@ public final class DatabasePool: @unchecked Sendable {
     }
 
     /// Takes the writer gate for an `async` caller (waiting at most ``Configuration/writerWaitTimeout``), and reports
-    /// the wait to the observer with the caller's context, as work of the pool: a ``close()`` there takes effect
-    /// where the caller takes it (``takeCloseRequest(endingSession:)``) and performs it once it has released the gate (found by an attacker: the close
-    /// waited for the gate this task held, a deadlock).
-    /// Returns whether the observer's `writerAcquired` asked a close (``closeAskedOnThisThread()``).
+    /// the wait to the observer with the caller's context, as work of the pool: a ``close()`` there is performed
+    /// where the caller's work ends, with the gate handed over (found by an attacker: the close waited for the gate
+    /// this task held, a deadlock). Returns whether the observer's `writerAcquired` asked a close
+    /// (``closeAsked(onThisThreadSince:)``).
     @discardableResult
     func acquireWriter() async throws(SQLCipherError) -> Bool {
         let started = configuration.database.observer.map { _ in ContinuousClock.now }
@@ -612,12 +644,14 @@ public final class DatabasePool: @unchecked Sendable {
             throw error
         }
         if let started {
-            // No await in between: the mark and the report are on one thread. Already the pool's work there (a write
-            // started without suspending from inside a read's closure), the outer call performs a close asked here.
+            // No await in between: the mark, the report and the check are on one thread. Already the pool's work there
+            // (a write started without suspending from inside a read's closure), the outer call performs a close asked
+            // here.
+            let wasOpen = !closed.isSet
             ReentrancyMarker.runAsWork(of: self, "DatabasePool's observer", path: path) {
                 reportWriterAcquired(waitingSince: started)
             }
-            return closeAskedOnThisThread()
+            return closeAsked(onThisThreadSince: wasOpen)
         }
         return false
     }
@@ -648,8 +682,8 @@ public final class DatabasePool: @unchecked Sendable {
     }
 
     /// Runs `body` on the writer as the pool's write work (nested pool calls refused; a nested close is left to the
-    /// caller, which performs it once it has released the gate); the caller holds the writer gate. For
-    /// ``WriteGroups``, whose transaction is its own.
+    /// caller, which hands it the gate as it ends); the caller holds the writer gate. For ``WriteGroups``, whose
+    /// transaction is its own.
     func withWriterForGroup<Result>(_ body: (Database) throws -> Result) throws -> Result {
         try marked("DatabasePool.write", closesWhenDone: false) {
             try withGateHeld(body)

@@ -10,8 +10,8 @@ import Synchronization
 /// commit), releases the gate, so that blocking writers and writer sessions queued at the gate take their turns
 /// between groups, and goes on until its own entry is done. Then it hands the lead to the entry at the head of the
 /// queue. No other task is started and no thread waits for the gate: the gate is still taken before work is
-/// queued on the pool's threads (see ``WorkerThreads``). (A close asked inside a group is the exception: it is
-/// performed on a thread of its own, which waits for the gate and the readers like any close.)
+/// queued on the pool's threads (see ``WorkerThreads``). (A close asked inside a group is handed the gate and
+/// performed on a thread of its own, which waits for the readers like any close.)
 final class WriteGroups: Sendable {
     private struct State {
         var queue: [Entry] = []
@@ -112,7 +112,7 @@ final class WriteGroups: Sendable {
     enum CloseDuty {
         case none
         /// Perform it, with the writer gate the lead handed over: the lead took the request
-        /// (``DatabasePool/takeCloseRequest(endingSession:)``) holding the gate, and left both to this write's task.
+        /// (``DatabasePool/takeCloseRequest(_:)``) holding the gate, and left both to this write's task.
         case performHoldingGate
         /// Wait until the connections are closed: another caller took the request.
         case await
@@ -187,8 +187,8 @@ final class WriteGroups: Sendable {
         return removed
     }
 
-    /// Leads until `own` is done: takes the gate, runs a group on a worker thread, releases the gate (a close asked in
-    /// the group is taken before, and left to the task of the write that asked it); then hands the lead on.
+    /// Leads until `own` is done: takes the gate, runs a group on a worker thread, releases the gate (or hands it to a
+    /// close asked in the group, left with it to the task of the write that asked it); then hands the lead on.
     private func lead(_ pool: DatabasePool, own: Entry) async {
         while !own.isDone {
             do throws(SQLCipherError) {
@@ -213,7 +213,7 @@ final class WriteGroups: Sendable {
             // group's work is over (found by an attacker: from inside the group it waited for the gate the group held).
             // The task of the write that closed the pool performs it, or waits for it when another caller took the
             // request (submit(to:_:)); the group's other writes, and the lead, return at their commit.
-            let takes = pool.takeCloseRequest()
+            let takes = pool.takeCloseRequest(.asyncCall(askedByWork: closer != nil))
             if !takes { pool.releaseWriter() }
             if let closer {
                 closer.closeDuty = takes ? .performHoldingGate : .await
@@ -286,7 +286,7 @@ final class WriteGroups: Sendable {
         // from another caller is not its): finished by the lead, with its duty about the close.
         var closer: Entry?
         func finish(_ entry: Entry) {
-            if closer == nil, pool.closeAskedOnThisThread() { closer = entry }
+            if closer == nil, pool.closeAsked(onThisThreadSince: true) { closer = entry }
             if entry !== closer { entry.finish() }
         }
         while taken < limits.maxJobs, !pool.isClosed, let entry = next(groupIsEmpty: members.isEmpty) {
@@ -331,7 +331,7 @@ final class WriteGroups: Sendable {
                     }
                 }
                 members.append(entry)
-                if closer == nil, pool.closeAskedOnThisThread() { closer = entry }
+                if closer == nil, pool.closeAsked(onThisThreadSince: true) { closer = entry }
             } catch {
                 entry.fail(error)
                 if first || !database.isInTransaction || database.sqlGuard.transactionEndedUnderScope {
@@ -376,7 +376,7 @@ final class WriteGroups: Sendable {
             }
         }
         // Closed by the commit's events, which are its first write's.
-        if closer == nil, pool.closeAskedOnThisThread() { closer = members.first }
+        if closer == nil, pool.closeAsked(onThisThreadSince: true) { closer = members.first }
         for member in members { finish(member) }
         return closer
     }

@@ -293,7 +293,7 @@ struct DatabasePoolTests {
 
     @Test("a pool closed from inside its own async work (a write's closure, with group commit on or off; its observer's writerAcquired for such a write or a writer session; a writer session, which then awaits a read) closes once that work has released the writer: the call returns, and the pool's connections are closed (found by an attacker: the close waited for the writer the work held, for ever)",
           arguments: ["write, group commit", "write", "writerAcquired, group commit", "writerAcquired", "writerAcquired, session",
-                      "session, then a read", "writerQueueChanged"])
+                      "session, then a read", "writerQueueChanged", "session awaiting a read that closes"])
     func closedFromItsOwnAsyncWork(_ route: String) async throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("close.db")
@@ -312,6 +312,12 @@ struct DatabasePoolTests {
             if route.hasSuffix("session") {
                 _ = try? await pool.writeSession { session in
                     try await session.execute { try $0.execute("INSERT INTO t VALUES (1)") }
+                }
+            } else if route == "session awaiting a read that closes" {
+                // The read's closure closes, on a pool thread, where no session's mark is: its end performed the close,
+                // and waited for the writer the session held, while the session awaited the read (a reviewer).
+                _ = try? await pool.writeSession { _ in
+                    _ = try? await pool.read { _ in pool.close() }
                 }
             } else if route.hasPrefix("session") {
                 // Closed inside the session, then a read the session awaits, which a pool thread runs (a reviewer:
@@ -442,6 +448,56 @@ struct DatabasePoolTests {
             }
         }
         #expect(!FileManager.default.fileExists(atPath: folder.file("outside.db") + "-wal"))
+    }
+
+    @Test("a close asked in a read's closure is performed by that read's end, not by a write that ends meanwhile: the write returns while the closure still waits for it (a reviewer: the write took the close, which waited for that closure's reader)",
+          arguments: [false, true])
+    func closeAskedInAReadStaysTheReads(groupCommit: Bool) async throws {
+        let folder = try TemporaryDirectory()
+        var configuration = DatabasePool.Configuration(readerCount: 1)
+        if !groupCommit { configuration.groupCommit = .off }
+        let pool = try DatabasePool(path: folder.file("nested.db"), key: .passphrase("nested"),
+                                    configuration: configuration)
+        try await pool.write { try $0.execute("CREATE TABLE t(x)") }
+        let inWrite = Shared(false), returned = Shared(false), sawTheReturn = Shared<Bool?>(nil)
+        let readDone = DispatchSemaphore(value: 0) // off the pool: signalled and waited on threads of the test's own
+        let write = Task {
+            _ = await outcome {
+                try await pool.write { db in
+                    try db.execute("INSERT INTO t VALUES (1)")
+                    inWrite.update { $0 = true }
+                    let started = ContinuousClock.now
+                    while !pool.isClosed && ContinuousClock.now - started < .seconds(10) {
+                        usleep(2000) // off the pool: the pool's worker thread runs the write's closure
+                    }
+                }
+            }
+            returned.update { $0 = true }
+        }
+        for _ in 0..<400 where !inWrite.get() { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(inWrite.get(), "the write did not start")
+        Thread.detachNewThread {
+            _ = try? pool.read { _ in
+                pool.close()
+                let started = ContinuousClock.now
+                while !returned.get() && ContinuousClock.now - started < .seconds(10) {
+                    usleep(2000) // off the pool: a thread of the test's own
+                }
+                sawTheReturn.update { $0 = returned.get() }
+            }
+            readDone.signal()
+        }
+        await write.value
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                readDone.wait() // off the pool: a thread of its own
+                continuation.resume()
+            }
+        }
+        #expect(sawTheReturn.get() == true, "the write returned only after the read's closure gave up waiting for it")
+        #expect(pool.isClosed)
+        #expect(!FileManager.default.fileExists(atPath: folder.file("nested.db") + "-wal"),
+                "the read's end did not close the connections")
     }
 
     @Test("4 writer tasks and 8 reader tasks: every acknowledged write is there, no busy error, no partial transaction")
