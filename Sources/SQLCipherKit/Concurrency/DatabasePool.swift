@@ -371,7 +371,8 @@ public final class DatabasePool: @unchecked Sendable {
     /// It waits until no work holds a connection: from a task, it blocks the task's thread meanwhile. Called from
     /// inside the pool's own work (a closure it runs, its observer's events, a writer session), it marks the pool
     /// closed at once and closes the connections when that work ends: the call that ran the work returns once they
-    /// are closed (an `async` call awaits the close, which runs on a thread of its own, not on the task's).
+    /// are closed (an `async` call awaits the close, which runs on a thread of its own, not on the task's), unless a
+    /// writer session holds the writer then: the connections are closed when that session ends.
     public func close() {
         guard closed.set() else { return }
         let inSession = WriterSession.isActive(in: self), nested = ReentrancyMarker.isActive(self)
