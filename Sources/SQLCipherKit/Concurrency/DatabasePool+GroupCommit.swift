@@ -20,8 +20,7 @@ extension DatabasePool.Configuration {
     /// - **Bounded.** A group takes at most ``maxJobs`` calls, and takes no more once it has run for ``maxDuration``
     ///   (so a call that runs long closes its group): a call's acknowledgement waits behind later calls of its group
     ///   for at most ``maxDuration`` plus the run of one call, then the commit. A lone write commits at once: a group
-    ///   never waits for company. (A call that closes the pool returns once the pool's connections are closed, as
-    ///   a call outside a group does: ``DatabasePool/close()``.)
+    ///   never waits for company.
     ///
     /// What a caller can tell apart: a body runs inside a transaction that other calls share, so the writer's
     /// ``Database/isInTransaction`` is true (as it is without grouping, where each call has a transaction of its own)

@@ -20,13 +20,12 @@ extension DatabasePool {
     /// (then ``SQLCipherError/Kind/timedOut``). When `body` ends, a transaction it left open is rolled back.
     /// Readers keep reading meanwhile. Inside `body`, the pool's own write calls (and a nested session) throw
     /// ``SQLCipherError/Kind/misuse``: they would wait for the writer this session holds; a nested ``close()``
-    /// takes effect when the session ends.
+    /// closes the connections once the session has ended (``DatabasePool/close()``).
     public func writeSession<Result: Sendable>(_ body: (WriterSession) async throws -> Result) async throws
         -> Result {
         try checkNotInSession("DatabasePool.writeSession")
         try checkOpen()
         try await acquireWriter()
-        sessionStarted()
         let session = WriterSession(pool: self)
         let outcome: Swift.Result<Result, any Error>
         do {
@@ -37,13 +36,7 @@ extension DatabasePool {
         }
         await session.rollBack()
         session.end()
-        // A close asked inside the session is taken as it ends (under one lock with the end: a close asked by a task
-        // it started is either taken or not nested), and performed off this thread with the gate it holds.
-        if sessionEnded() {
-            await performTakenClose(holdingGate: true)
-        } else {
-            releaseWriter()
-        }
+        releaseWriter()
         return try outcome.get()
     }
 }

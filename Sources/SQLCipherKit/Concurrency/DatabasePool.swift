@@ -32,7 +32,8 @@ import Synchronization
 /// - Important: Do not call the pool (``read(_:)-85cly``, ``write(_:)-94hpm``, ``barrierWrite(_:)``, ``rekey(to:)``)
 ///   from inside one of its own closures: use the ``Database`` the closure receives. A nested call would wait
 ///   for a connection the outer call holds, so it throws ``SQLCipherError/Kind/misuse`` at once instead. A
-///   nested ``close()`` marks the pool closed and returns; the connections close when the outer call ends.
+///   nested ``close()`` marks the pool closed and returns; a thread of its own closes the connections once no
+///   work holds them.
 public final class DatabasePool: @unchecked Sendable {
     /// How a pool opens its connections.
     public struct Configuration: Sendable {
@@ -223,7 +224,7 @@ public final class DatabasePool: @unchecked Sendable {
 
     /// ``write(_:)`` for a caller that holds the writer gate already (the `async` variants).
     private func writeHoldingGate<Result>(_ body: (Database) throws -> Result) throws -> Result {
-        try marked("DatabasePool.write", closesWhenDone: false) {
+        try marked("DatabasePool.write") {
             try withGateHeld { database in try database.transaction(.immediate) { try body(database) } }
         }
     }
@@ -276,32 +277,12 @@ public final class DatabasePool: @unchecked Sendable {
         if writeGroups.limits.isEnabled {
             return try await writeGroups.submit(to: self, body)
         }
-        let askedAtAcquire = try await acquireWriter()
-        // Whether the write's work asked a close, on the thread that ran it (a reviewer: the pool's being closed
-        // meanwhile also comes from other callers, whose close this write must neither take nor wait for).
-        let askedInWork = Mutex(false)
-        let outcome: Swift.Result<Result, any Error>
-        do {
-            // The job has finished when this returns (even when the task was cancelled): the gate is free to go.
-            outcome = .success(try await AsyncJob.run(on: workers, observer: configuration.database.observer) { job in
-                let wasOpen = !self.closed.isSet
-                defer { if self.closeAsked(onThisThreadSince: wasOpen) { askedInWork.withLock { $0 = true } } }
-                return try self.writeHoldingGate { database in try job.perform(on: database, body) }
-            })
-        } catch {
-            outcome = .failure(error)
+        try await acquireWriter()
+        defer { releaseWriter() }
+        // The job has finished when this returns (even when the task was cancelled): the gate is free to go.
+        return try await AsyncJob.run(on: workers, observer: configuration.database.observer) { job in
+            try self.writeHoldingGate { database in try job.perform(on: database, body) }
         }
-        // A close the work asked is taken while the gate is still held, and handed that gate.
-        let asked = askedAtAcquire || askedInWork.withLock { $0 }
-        if takeCloseRequest(.asyncCall(askedByWork: asked)) {
-            // The close gets the gate this write holds: a writer session queued at the gate, awaiting this write,
-            // would otherwise hold it while the close waited for it (a reviewer: a deadlock without a time limit).
-            await performTakenClose(holdingGate: true)
-        } else {
-            releaseWriter()
-            if asked { await awaitClosing() }
-        }
-        return try outcome.get()
     }
 
     /// ``read(_:)`` for `async` callers; cancelling the task interrupts its statement.
@@ -317,8 +298,6 @@ public final class DatabasePool: @unchecked Sendable {
     /// the readers with the new key (a passphrase is derived once again, with the database's salt).
     public func rekey(to newKey: Key) throws(SQLCipherError) {
         try checkNotInSession("DatabasePool.rekey(to:)")
-        // A close from the rekey's events takes effect when it ends (found by an attacker: not before the next call).
-        defer { closeIfRequested() }
         try ReentrancyMarker.runTyped(self, "DatabasePool.rekey(to:)", path: path) { () throws(SQLCipherError) in
             try rekeyExclusively(to: newKey)
         }
@@ -368,205 +347,50 @@ public final class DatabasePool: @unchecked Sendable {
     /// ``SQLCipherError/Kind/interrupted``); work that has not started fails with
     /// ``SQLCipherError/Kind/misuse``, as does any later use. The derived key is wiped.
     ///
-    /// It waits until no work holds a connection: from a task, it blocks the task's thread meanwhile. Called from
-    /// inside the pool's own work (a closure it runs, its observer's events, a writer session), it marks the pool
-    /// closed at once and closes the connections when that work ends: the call that ran the work returns once they
-    /// are closed (an `async` call awaits the close, which runs on a thread of its own, not on the task's), unless a
-    /// writer session holds the writer then: the connections are closed when that session ends.
+    /// It waits until no work holds a connection: from a task, it blocks the task's thread meanwhile. A call after
+    /// the first waits until the connections are closed.
+    ///
+    /// Called from inside the pool's own work (a closure it runs, its observer's events, a writer session), it marks
+    /// the pool closed and returns at once: waiting there would wait for the connection that work holds. A thread of
+    /// its own then closes the connections once no work holds them, without interrupting any: the work that asked
+    /// goes on to its end (a write commits), and work that starts later fails with
+    /// ``SQLCipherError/Kind/misuse``. (Performing the close at the end of the outer call instead, on the caller's
+    /// thread, deadlocked in one way after another: found by attackers and reviewers in stops 62 to 64.)
     public func close() {
-        guard closed.set() else { return }
-        let inSession = WriterSession.isActive(in: self), nested = ReentrancyMarker.isActive(self)
-        let fromEvent = nested && ReentrancyMarker.isEvent(of: self)
-        // Judged and asked under one lock: a session that ends meanwhile either sees the request or is seen ended (a
-        // reviewer: a task the session started could store a request after the session's end had looked for one).
-        let deferred = closeState.withLock { state -> Bool in
-            if inSession, state.sessionsRunning > 0 {
-                // Inside a writer session: only its end may close, since other work it awaits (a read on a pool
-                // thread) would wait for the writer it holds (found by a reviewer: a deadlock).
-                state.request = .whenSessionEnds
-                return true
-            }
-            if nested {
-                // Called from one of the pool's own closures: waiting for every connection here would wait for the
-                // one this thread holds. The outer call closes the pool when it ends.
-                state.request = .whenIdle
-                state.asker = pthread_self()
-                state.askedFromEvent = fromEvent
-                return true
-            }
-            return false
+        let nested = ReentrancyMarker.isActive(self) || WriterSession.isActive(in: self)
+        guard closed.set() else {
+            if !nested { connectionsClosed.wait() }
+            return
         }
-        if !deferred { closeConnections() }
-    }
-
-    /// A nested ``close()`` waiting to be performed.
-    private enum CloseRequest {
-        /// By the outermost call of the pool's work on the thread that asked, once it holds nothing of the pool's (for
-        /// an `async` write or a group, its end); asked from one of the pool's own events, by the next call that
-        /// ends (``CloseTaker``).
-        case whenIdle
-        /// By the end of the writer session inside which it was asked, or that ran when it was to be performed.
-        case whenSessionEnds
-    }
-
-    /// Who asks to perform a nested close, and so which requests it takes (``takeCloseRequest(_:)``).
-    enum CloseTaker {
-        /// The outermost call of the pool's work on this thread, as it ends (a blocking call): a request its own work
-        /// asked on this thread.
-        case outermostCall
-        /// The end of an `async` call (a write, a group's lead, a wait that failed): a request its work asked
-        /// (`askedByWork`, known to the call: the thread its work ran on).
-        case asyncCall(askedByWork: Bool)
-        /// The end of a writer session: a request asked inside it, or waiting for it.
-        case sessionEnd
-    }
-
-    /// The close's progress: a nested request waiting to be performed, who asked it, whether the connections are
-    /// being closed (by ``closeConnections(holdingGate:)``, or by whoever took the request), and the tasks waiting for
-    /// that to end; and the writer sessions running (0 or 1: a session holds the writer): a task a session started
-    /// keeps its mark after the session ends, and its close is then not nested.
-    private struct CloseState {
-        var request: CloseRequest?
-        /// The thread whose work asked the nested close (set once: one ``close()`` gets past the closed flag).
-        var asker: pthread_t?
-        /// Whether it was asked from one of the pool's own events, outside any call's work (a waiting write's
-        /// `writerQueueChanged`, an `async` write's `writerAcquired`): no call of the asker's ends after it on that
-        /// thread, so any caller that ends may perform it.
-        var askedFromEvent = false
-        var sessionsRunning = 0
-        var closing = false
-        var closed = false
-        var waiting: [CheckedContinuation<Void, Never>] = []
-    }
-
-    private let closeState = Mutex(CloseState())
-
-    /// A writer session got the writer.
-    func sessionStarted() {
-        closeState.withLock { $0.sessionsRunning += 1 }
-    }
-
-    /// A writer session ended, before it gives the writer back: returns whether it took a close to perform (one asked
-    /// inside it, or that waited for it: ``takeCloseRequest(_:)``), under one lock with its end, so that a close asked
-    /// by a task it started is either taken here or not nested (a reviewer).
-    func sessionEnded() -> Bool {
-        closeState.withLock { state in
-            state.sessionsRunning -= 1
-            return Self.take(.sessionEnd, from: &state)
+        if nested {
+            Thread.detachNewThread { self.closeConnections(interrupting: false) }
+            return
         }
+        closeConnections(interrupting: true)
     }
 
-    /// Closes the connections if a nested ``close()`` asked for it and this call, the outermost of the pool's work on
-    /// this thread, may perform it. The request is taken under one lock: one caller performs it.
-    func closeIfRequested() {
-        if takeCloseRequest(.outermostCall) { closeConnections() }
+    /// Opened once the connections are closed.
+    private let connectionsClosed = OneWayLatch()
+
+    /// Runs `body` as work of this pool on this thread (see ``ReentrancyMarker``): a ``close()`` inside it is nested.
+    private func marked<Result>(_ description: String, _ body: () throws -> Result) throws -> Result {
+        try ReentrancyMarker.run(self, description, path: path, body)
     }
 
-    /// Performs a close asked from one of the pool's events, for an `async` caller that holds nothing of the pool's
-    /// (its wait for the writer failed): on a thread of its own (``performTakenClose(holdingGate:)``).
-    func awaitRequestedClose() async {
-        if takeCloseRequest(.asyncCall(askedByWork: false)) { await performTakenClose() }
-    }
-
-    /// Takes the pending close request if `taker` may perform it (none from inside the pool's own work); from then on
-    /// the pool counts as closing (``awaitClosing()``). A caller that takes it must perform it. A caller takes only
-    /// what its own work asked (found by a reviewer: a write took a close a read closure had asked, then waited for
-    /// that closure's reader, which waited for the write), or a close asked from an event. While a writer session
-    /// holds the writer, which the close would wait for, the request waits for the session's end instead (found by a
-    /// reviewer: a read the session awaited closed at its end, and waited for the session).
-    func takeCloseRequest(_ taker: CloseTaker) -> Bool {
-        guard !ReentrancyMarker.isActive(self) else { return false }
-        return closeState.withLock { Self.take(taker, from: &$0) }
-    }
-
-    private static func take(_ taker: CloseTaker, from state: inout CloseState) -> Bool {
-        guard let request = state.request else { return false }
-        let askedHere = state.asker.map { pthread_equal($0, pthread_self()) != 0 } == true
-        let mine: Bool
-        switch taker {
-        case .outermostCall: mine = request == .whenIdle && (askedHere || state.askedFromEvent)
-        case .asyncCall(let askedByWork): mine = request == .whenIdle && (askedByWork || state.askedFromEvent)
-        case .sessionEnd: mine = request == .whenSessionEnds || state.askedFromEvent
-        }
-        guard mine else { return false }
-        if case .sessionEnd = taker {
-        } else if state.sessionsRunning > 0 {
-            state.request = .whenSessionEnds
-            return false
-        }
-        state.request = nil
-        state.closing = true
-        return true
-    }
-
-    /// Whether this thread's work asked the nested close. `wasOpen`: the pool was open when the work started on this
-    /// thread (the asker is kept once the request is taken, and a thread runs other work later).
-    func closeAsked(onThisThreadSince wasOpen: Bool) -> Bool {
-        guard wasOpen else { return false }
-        let me = pthread_self()
-        return closeState.withLock { $0.asker.map { pthread_equal($0, me) != 0 } == true }
-    }
-
-    /// Performs a close request this `async` caller took (``takeCloseRequest(_:)``), once it holds nothing
-    /// of the pool's but the writer gate, if `holdingGate`, which it hands to the close: on a thread of its own, while
-    /// the task awaits it. The close waits for the pool's other work, and a writer session that holds the writer needs
-    /// a cooperative thread to go on: blocking this one could leave none (one per core: a deadlock on a 1-core
-    /// machine, or under a task executor of one thread; stop 63 left it undone).
-    func performTakenClose(holdingGate: Bool = false) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            Thread.detachNewThread {
-                self.closeConnections(holdingGate: holdingGate)
-                continuation.resume()
-            }
-        }
-    }
-
-    /// Returns once the connections are closed, when a close is under way (another caller took the request, or a
-    /// ``close()`` from outside runs); at once otherwise, a close that waits for a writer session's end included.
-    /// For work that closed the pool but found its request taken by another caller (a reviewer: it returned before
-    /// the close was done).
-    func awaitClosing() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = closeState.withLock { state -> Bool in
-                guard state.closing, !state.closed else { return true }
-                state.waiting.append(continuation)
-                return false
-            }
-            if now { continuation.resume() }
-        }
-    }
-
-    /// Runs `body` as work of this pool on this thread (see ``ReentrancyMarker``); the outermost call performs a
-    /// close requested from inside, unless `closesWhenDone` is false: its caller holds the writer gate, which the
-    /// close waits for (found by an attacker: a deadlock), and hands the gate to the close as it ends.
-    private func marked<Result>(_ description: String, closesWhenDone: Bool = true,
-                                _ body: () throws -> Result) throws -> Result {
-        defer { if closesWhenDone { closeIfRequested() } }
-        return try ReentrancyMarker.run(self, description, path: path, body)
-    }
-
-    /// Closes every connection, once it holds the writer gate (taken here, or handed over by its caller: `holdingGate`)
-    /// and every reader.
-    private func closeConnections(holdingGate: Bool = false) {
-        closeState.withLock { $0.closing = true }
-        defer {
-            let waiting = closeState.withLock { state in
-                state.closed = true
-                defer { state.waiting = [] }
-                return state.waiting
-            }
-            for continuation in waiting { continuation.resume() }
-        }
+    /// Closes every connection, once it holds the writer gate and every reader; `interrupting`: what runs on them
+    /// meanwhile is interrupted (a close from outside the pool's work). Opens ``connectionsClosed`` at the end.
+    private func closeConnections(interrupting: Bool) {
+        defer { connectionsClosed.open() }
         // Keep interrupting what runs on the connections until the pool holds them all (Interrupter).
-        let interrupter = Interrupter(writer: writerInterrupt.withLock { $0 }, readers: readers)
-        Thread.detachNewThread { interrupter.run() }
-        defer { interrupter.stop() }
-        try? exclusively(holdingGate: holdingGate) { () throws(SQLCipherError) in
+        let interrupter = interrupting ? Interrupter(writer: writerInterrupt.withLock { $0 }, readers: readers) : nil
+        if let interrupter { Thread.detachNewThread { interrupter.run() } }
+        defer { interrupter?.stop() }
+        try? exclusively { () throws(SQLCipherError) in
             // Nothing runs now. Stop interrupting first: an interrupt makes the close's checkpoint give up, which
             // leaves the -wal file behind (seen: 35 of 40 runs of the driver's wrong-key test). SQLite also keeps
             // an interrupt that reached an idle connection until that connection's next statement starts, so the
             // writer runs one to clear it.
-            interrupter.stop()
+            interrupter?.stop()
             _ = try? writer?.textValue("SELECT 1")
             // Readers first: the last connection to close checkpoints the WAL into the database and removes the
             // -wal and -shm files, which only a read-write connection can do. Left behind, the next connection to
@@ -615,8 +439,8 @@ public final class DatabasePool: @unchecked Sendable {
 
     /// What the writer gate tells when the writes waiting for the writer change, for `observer` (on the thread or
     /// task that changed them, with its context), as the pool's work (`marking`'s): the wait may be queued already,
-    /// and a close there would queue behind it (found by a reviewer: a deadlock); it is performed by the next call
-    /// that ends (a close asked from an event: ``takeCloseRequest(_:)``).
+    /// and a close there would queue behind it (found by a reviewer: a deadlock); marked, it is nested
+    /// (``close()``).
     private static func writerQueueChanged(observer: (any DatabaseObserver)?, path: String, marking: PoolReference)
         -> (@Sendable (Int, UInt64) -> Void)? {
         guard let observer else { return nil }
@@ -630,31 +454,18 @@ public final class DatabasePool: @unchecked Sendable {
     }
 
     /// Takes the writer gate for an `async` caller (waiting at most ``Configuration/writerWaitTimeout``), and reports
-    /// the wait to the observer with the caller's context, as work of the pool: a ``close()`` there is performed
-    /// where the caller's work ends, with the gate handed over (found by an attacker: the close waited for the gate
-    /// this task held, a deadlock). Returns whether the observer's `writerAcquired` asked a close
-    /// (``closeAsked(onThisThreadSince:)``).
-    @discardableResult
-    func acquireWriter() async throws(SQLCipherError) -> Bool {
+    /// the wait to the observer with the caller's context, as work of the pool: a ``close()`` there is nested (found
+    /// by an attacker: the close waited for the gate this task held, a deadlock).
+    func acquireWriter() async throws(SQLCipherError) {
         let started = configuration.database.observer.map { _ in ContinuousClock.now }
-        do {
-            try await writerGate.acquire(timeout: configuration.writerWaitTimeout)
-        } catch {
-            // A close asked while it waited (the observer's writerQueueChanged), now that it holds nothing.
-            await awaitRequestedClose()
-            throw error
-        }
+        try await writerGate.acquire(timeout: configuration.writerWaitTimeout)
         if let started {
-            // No await in between: the mark, the report and the check are on one thread. Already the pool's work there
-            // (a write started without suspending from inside a read's closure), the outer call performs a close asked
-            // here.
-            let wasOpen = !closed.isSet
+            // No await in between: the mark and the report are on one thread. Already the pool's work there (a write
+            // started without suspending from inside a read's closure), the close is nested in that work.
             ReentrancyMarker.runAsWork(of: self, "DatabasePool's observer", path: path) {
                 reportWriterAcquired(waitingSince: started)
             }
-            return closeAsked(onThisThreadSince: wasOpen)
         }
-        return false
     }
 
     /// Reports that a write got the writer after waiting since `started`, with the current context. The caller holds
@@ -686,7 +497,7 @@ public final class DatabasePool: @unchecked Sendable {
     /// caller, which hands it the gate as it ends); the caller holds the writer gate. For ``WriteGroups``, whose
     /// transaction is its own.
     func withWriterForGroup<Result>(_ body: (Database) throws -> Result) throws -> Result {
-        try marked("DatabasePool.write", closesWhenDone: false) {
+        try marked("DatabasePool.write") {
             try withGateHeld(body)
         }
     }
@@ -735,13 +546,9 @@ public final class DatabasePool: @unchecked Sendable {
         return try Database(path: path, optionalKey: key, configuration: readerConfiguration, preflight: true)
     }
 
-    /// Runs `body` holding the writer and every reader (close waits for the writer without limit); `holdingGate`: the
-    /// caller holds the writer gate already, and hands it over.
-    private func exclusively(holdingGate: Bool = false, _ body: () throws(SQLCipherError) -> Void)
-        throws(SQLCipherError) {
-        if !holdingGate {
-            try writerGate.acquire(timeout: closed.isSet ? nil : configuration.writerWaitTimeout, counted: false)
-        }
+    /// Runs `body` holding the writer and every reader (close waits for the writer without limit).
+    private func exclusively(_ body: () throws(SQLCipherError) -> Void) throws(SQLCipherError) {
+        try writerGate.acquire(timeout: closed.isSet ? nil : configuration.writerWaitTimeout, counted: false)
         defer { releaseWriter() }
         try readers.withAllReadersTyped { () throws(SQLCipherError) in try body() }
     }

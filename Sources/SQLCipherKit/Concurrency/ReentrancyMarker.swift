@@ -12,8 +12,6 @@ enum ReentrancyMarker {
     /// The owners active on one thread.
     private final class Active {
         var owners: [ObjectIdentifier] = []
-        /// The owners among them whose frame is an event's (``runAsWork(of:_:path:_:)``), not a call's.
-        var events: [ObjectIdentifier] = []
     }
 
     private static let key: pthread_key_t = {
@@ -53,16 +51,7 @@ enum ReentrancyMarker {
     /// runs `owner`'s work (or there is no owner): a close of `owner` there then waits for that work's end.
     static func runAsWork(of owner: AnyObject?, _ description: String, path: String, _ body: () -> Void) {
         guard let owner, !isActive(owner) else { return body() }
-        let active = current
-        active.events.append(ObjectIdentifier(owner))
-        defer { active.events.removeLast() }
         _ = try? run(owner, description, path: path, body)
-    }
-
-    /// Whether this thread runs `owner`'s work as an event of its own (``runAsWork(of:_:path:_:)``), outside any of
-    /// its calls: no outer call on this thread ends after it.
-    static func isEvent(of owner: AnyObject) -> Bool {
-        current.events.contains(ObjectIdentifier(owner))
     }
 
     /// ``run(_:_:path:_:)`` for typed-throwing bodies.

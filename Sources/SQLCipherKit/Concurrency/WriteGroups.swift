@@ -10,8 +10,7 @@ import Synchronization
 /// commit), releases the gate, so that blocking writers and writer sessions queued at the gate take their turns
 /// between groups, and goes on until its own entry is done. Then it hands the lead to the entry at the head of the
 /// queue. No other task is started and no thread waits for the gate: the gate is still taken before work is
-/// queued on the pool's threads (see ``WorkerThreads``). (A close asked inside a group is handed the gate and
-/// performed on a thread of its own, which waits for the readers like any close.)
+/// queued on the pool's threads (see ``WorkerThreads``).
 final class WriteGroups: Sendable {
     private struct State {
         var queue: [Entry] = []
@@ -38,15 +37,12 @@ final class WriteGroups: Sendable {
         // Invariants that make the class Sendable: `runsAlone` is only touched under WriteGroups' lock; the body's
         // outcome (in the closures' box) is written by the thread running the group, or by the cancel handler for
         // an entry it took out of the queue, before `finish()`, and read by the waiting task after it wakes (the
-        // wake's lock orders the two); `closeDuty` likewise, written by the lead before `finish()`.
+        // wake's lock orders the two).
         let job: AsyncJob
         let enqueued = ContinuousClock.now
         /// Set when another entry's failure ended the transaction this entry's work was in: it then runs first in
         /// a transaction of its own, and nothing joins it.
         var runsAlone = false
-        /// What the write's task does about a close its work asked, before it returns: set by the lead before
-        /// ``finish()``, read by the task after it wakes (as the outcome).
-        var closeDuty = CloseDuty.none
         private let body: (Database, AsyncJob, Bool) throws -> Void
         private let failure: (any Error) -> Void
         private let wake = Mutex(Wake())
@@ -108,16 +104,6 @@ final class WriteGroups: Sendable {
         }
     }
 
-    /// What a write's task does, once its write is finished, about a close of the pool that its work asked.
-    enum CloseDuty {
-        case none
-        /// Perform it, with the writer gate the lead handed over: the lead took the request
-        /// (``DatabasePool/takeCloseRequest(_:)``) holding the gate, and left both to this write's task.
-        case performHoldingGate
-        /// Wait until the connections are closed: another caller took the request.
-        case await
-    }
-
     /// The outcome of one write, typed.
     private final class Outcome<Result>: @unchecked Sendable {
         // Written before the entry's finish() (or by the leading task itself), read after the wake: see Entry.
@@ -149,14 +135,6 @@ final class WriteGroups: Sendable {
             } else if await entry.waitForTurn() {
                 await lead(pool, own: entry)
             }
-            // A close this write asked, performed by its own task (off its thread) so that the lead and the other
-            // writes of its group return at their commit: it returns once the connections are closed, as a write
-            // alone does.
-            switch entry.closeDuty {
-            case .none: break
-            case .performHoldingGate: await pool.performTakenClose(holdingGate: true)
-            case .await: await pool.awaitClosing()
-            }
         } onCancel: {
             cancel(entry, pool: pool)
         }
@@ -187,8 +165,8 @@ final class WriteGroups: Sendable {
         return removed
     }
 
-    /// Leads until `own` is done: takes the gate, runs a group on a worker thread, releases the gate (or hands it to a
-    /// close asked in the group, left with it to the task of the write that asked it); then hands the lead on.
+    /// Leads until `own` is done: takes the gate, runs a group on a worker thread, releases the gate; then hands the
+    /// lead on.
     private func lead(_ pool: DatabasePool, own: Entry) async {
         while !own.isDone {
             do throws(SQLCipherError) {
@@ -199,30 +177,15 @@ final class WriteGroups: Sendable {
                     own.fail(error)
                     own.finish()
                 }
-                // A close asked while it waited, now that it holds nothing.
-                await pool.awaitRequestedClose()
                 break
             }
-            let closer = await withCheckedContinuation { (continuation: CheckedContinuation<Entry?, Never>) in
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 pool.workers.submit {
-                    continuation.resume(returning: self.runGroup(pool))
+                    self.runGroup(pool)
+                    continuation.resume()
                 }
             }
-            // A close from the group's writes or events: taken while the gate is held, and handed that gate (a writer
-            // session that got the writer next would hold it while the close waited for it: a reviewer), once the
-            // group's work is over (found by an attacker: from inside the group it waited for the gate the group held).
-            // The task of the write that closed the pool performs it, or waits for it when another caller took the
-            // request (submit(to:_:)); the group's other writes, and the lead, return at their commit.
-            let takes = pool.takeCloseRequest(.asyncCall(askedByWork: closer != nil))
-            if !takes { pool.releaseWriter() }
-            if let closer {
-                closer.closeDuty = takes ? .performHoldingGate : .await
-                closer.finish()
-            } else if takes {
-                // Asked by none of the group's writes (the pool was closed before the group ran, by another work's
-                // events, a queued write's writerQueueChanged among them): the lead performs it.
-                await pool.performTakenClose(holdingGate: true)
-            }
+            pool.releaseWriter()
         }
         let next = state.withLock { state -> Entry? in
             guard let first = state.queue.first else {
@@ -242,10 +205,10 @@ final class WriteGroups: Sendable {
     }
 
     /// Runs one group on the writer (the caller holds the gate). When the pool is closed, every queued write
-    /// fails. Returns the write during whose work the pool was closed, unfinished (``runEntries(on:pool:)``).
-    private func runGroup(_ pool: DatabasePool) -> Entry? {
+    /// fails.
+    private func runGroup(_ pool: DatabasePool) {
         do {
-            return try pool.withWriterForGroup { database in
+            try pool.withWriterForGroup { database in
                 self.runEntries(on: database, pool: pool)
             }
         } catch {
@@ -258,7 +221,6 @@ final class WriteGroups: Sendable {
                 entry.fail(error)
                 entry.finish()
             }
-            return nil
         }
     }
 
@@ -273,22 +235,12 @@ final class WriteGroups: Sendable {
     }
 
     /// Runs the entries at the head of the queue in one transaction, within the group's bounds, and commits once;
-    /// each entry is finished (its task woken) only after that commit, or when it fails. The write during whose work
-    /// (its events included; the commit's are its group's first write's) the pool was closed is returned unfinished:
-    /// the lead finishes it with its duty about the close (``CloseDuty``), and it returns once the connections are
-    /// closed, as a write alone does (stop 63 left it undone). The group's other writes are finished as always.
-    private func runEntries(on database: Database, pool: DatabasePool) -> Entry? {
+    /// each entry is finished (its task woken) only after that commit, or when it fails.
+    private func runEntries(on database: Database, pool: DatabasePool) {
         let started = ContinuousClock.now
         var members: [Entry] = []
         var open = false
         var taken = 0
-        // The write whose work asked a close, on this thread (each turn of the loop starts with the pool open; a close
-        // from another caller is not its): finished by the lead, with its duty about the close.
-        var closer: Entry?
-        func finish(_ entry: Entry) {
-            if closer == nil, pool.closeAsked(onThisThreadSince: true) { closer = entry }
-            if entry !== closer { entry.finish() }
-        }
         while taken < limits.maxJobs, !pool.isClosed, let entry = next(groupIsEmpty: members.isEmpty) {
             taken += 1
             let alone = entry.runsAlone
@@ -310,7 +262,7 @@ final class WriteGroups: Sendable {
                     open = true
                 } catch {
                     entry.fail(error)
-                    finish(entry)
+                    entry.finish()
                     break
                 }
             }
@@ -331,7 +283,6 @@ final class WriteGroups: Sendable {
                     }
                 }
                 members.append(entry)
-                if closer == nil, pool.closeAsked(onThisThreadSince: true) { closer = entry }
             } catch {
                 entry.fail(error)
                 if first || !database.isInTransaction || database.sqlGuard.transactionEndedUnderScope {
@@ -343,7 +294,7 @@ final class WriteGroups: Sendable {
                     open = false
                     queueAgainAlone(&members, database: database, pool: pool)
                 }
-                finish(entry)
+                entry.finish()
             }
             if database.isClosed {
                 // The write closed the writer (its own code, or its observer), and the engine rolled the group's
@@ -354,7 +305,7 @@ final class WriteGroups: Sendable {
                     members.removeLast()
                     entry.fail(SQLCipherError.api(.misuse, "the write closed the pool's writer: nothing of it was "
                         + "committed", path: database.path))
-                    finish(entry)
+                    entry.finish()
                 }
                 open = false
                 queueAgainAlone(&members, database: database, pool: pool)
@@ -375,10 +326,7 @@ final class WriteGroups: Sendable {
                 for member in members { member.fail(error) }
             }
         }
-        // Closed by the commit's events, which are its first write's.
-        if closer == nil, pool.closeAsked(onThisThreadSince: true) { closer = members.first }
-        for member in members { finish(member) }
-        return closer
+        for member in members { member.finish() }
     }
 
     /// Puts `members`, whose work a rollback undid, back at the head of the queue to run again, each alone.

@@ -291,7 +291,7 @@ struct DatabasePoolTests {
         #expect(try Database(path: path, key: .passphrase("after")).scalar(Int.self, "SELECT sum(x) FROM t") == 3)
     }
 
-    @Test("a pool closed from inside its own async work (a write's closure, with group commit on or off; its observer's writerAcquired for such a write or a writer session; a writer session, which then awaits a read) closes once that work has released the writer: the call returns, and the pool's connections are closed (found by an attacker: the close waited for the writer the work held, for ever)",
+    @Test("a pool closed from inside its own async work (a write's closure, with group commit on or off; its observer's writerAcquired for such a write or a writer session; a writer session, which then awaits a read; a read such a session awaits) returns, and the pool's connections are closed once that work has released them, which a close() from outside waits for (found by an attacker: the close waited for the writer the work held, for ever)",
           arguments: ["write, group commit", "write", "writerAcquired, group commit", "writerAcquired", "writerAcquired, session",
                       "session, then a read", "writerQueueChanged", "session awaiting a read that closes"])
     func closedFromItsOwnAsyncWork(_ route: String) async throws {
@@ -337,11 +337,13 @@ struct DatabasePoolTests {
         #expect(observer.armed.withLock { $0 } == false, "\(route): the observer was never told")
         #expect(observer.armedAtQueue.withLock { $0 } == nil, "\(route): the observer was never told")
         #expect(pool.isClosed)
-        // Closed, not only marked: the last connection to close removed the write-ahead log.
+        // Closed, not only marked: a close() from outside returns once the last connection to close removed the
+        // write-ahead log.
+        try await offPool { pool.close() }
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "\(route): the connections are still open")
     }
 
-    @Test("a close asked inside async work (a write's closure, with group commit on or off; a writer session) is performed on a thread of its own while the task awaits it, with the writer the work held: with every task on one thread (a task executor of one thread, as the cooperative pool of a 1-core machine), the writer session queued next, which awaits the closing call, still runs, and every call returns (stop 63 left it undone: the close blocked that thread, waiting for the session that needed it; a reviewer: the close waited for the session, which awaited the closing call)",
+    @Test("a close asked inside async work (a write's closure, with group commit on or off; a writer session) is performed on a thread of its own, not on the task's: with every task on one thread (a task executor of one thread, as the cooperative pool of a 1-core machine), the writer session queued next, which awaits the closing call, still runs, and every call returns (stop 63 left it undone: the close blocked that thread, waiting for the session that needed it; a reviewer: the close waited for the session, which awaited the closing call)",
           arguments: ["write", "write, group commit", "session"])
     func closeAskedInsideAsyncWorkLeavesTheTasksThread(_ route: String) async throws {
         let folder = try TemporaryDirectory()
@@ -395,6 +397,7 @@ struct DatabasePoolTests {
         #expect(queuedInTime.get(), "\(route): the next session never queued for the writer")
         #expect(nextSession.get() != nil)
         #expect(pool.isClosed)
+        try await offPool { pool.close() }
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "\(route): the connections are still open")
     }
 
@@ -450,7 +453,7 @@ struct DatabasePoolTests {
         #expect(!FileManager.default.fileExists(atPath: folder.file("outside.db") + "-wal"))
     }
 
-    @Test("a close asked in a read's closure is performed by that read's end, not by a write that ends meanwhile: the write returns while the closure still waits for it (a reviewer: the write took the close, which waited for that closure's reader)",
+    @Test("a close asked in a read's closure does not hold back a write that ends meanwhile: the write returns while the closure still waits for it (a reviewer: the write performed the close, which waited for that closure's reader)",
           arguments: [false, true])
     func closeAskedInAReadStaysTheReads(groupCommit: Bool) async throws {
         let folder = try TemporaryDirectory()
@@ -496,8 +499,9 @@ struct DatabasePoolTests {
         }
         #expect(sawTheReturn.get() == true, "the write returned only after the read's closure gave up waiting for it")
         #expect(pool.isClosed)
+        try await offPool { pool.close() }
         #expect(!FileManager.default.fileExists(atPath: folder.file("nested.db") + "-wal"),
-                "the read's end did not close the connections")
+                "the connections were not closed")
     }
 
     @Test("4 writer tasks and 8 reader tasks: every acknowledged write is there, no busy error, no partial transaction")
