@@ -26,6 +26,7 @@ extension DatabasePool {
         try checkNotInSession("DatabasePool.writeSession")
         try checkOpen()
         try await acquireWriter()
+        sessionRunning(true)
         let session = WriterSession(pool: self)
         let outcome: Swift.Result<Result, any Error>
         do {
@@ -36,6 +37,7 @@ extension DatabasePool {
         }
         await session.rollBack()
         session.end()
+        sessionRunning(false)
         releaseWriter()
         return try outcome.get()
     }

@@ -135,7 +135,7 @@ public final class DatabasePool: @unchecked Sendable {
         isEncrypted = key != nil
         let observer = configuration.database.observer
         let marking = PoolReference()
-        writerGate = WriterGate(path: path, released: Self.writerReleased(observer: observer, path: path),
+        writerGate = WriterGate(path: path, released: Self.writerReleased(observer: observer, path: path, marking: marking),
                                 pendingChanged: Self.writerQueueChanged(observer: observer, path: path,
                                                                         marking: marking))
         workers = WorkerThreads(limit: configuration.readerCount + 1, name: "SQLCipherKit.DatabasePool")
@@ -343,62 +343,83 @@ public final class DatabasePool: @unchecked Sendable {
         }
     }
 
-    /// Closes every connection. Running statements are interrupted (their work fails with
-    /// ``SQLCipherError/Kind/interrupted``); work that has not started fails with
-    /// ``SQLCipherError/Kind/misuse``, as does any later use. The derived key is wiped.
+    /// Closes every connection, and wipes the derived key once they are closed. Running statements are interrupted
+    /// (their work fails with ``SQLCipherError/Kind/interrupted``); work that has not started fails with
+    /// ``SQLCipherError/Kind/misuse``, as does any later use.
     ///
-    /// It waits until no work holds a connection: from a task, it blocks the task's thread meanwhile. A call after
-    /// the first waits until the connections are closed.
+    /// It waits until no work holds a connection: from a task, it blocks the task's thread meanwhile. A later call
+    /// from outside the pool's work waits too, and interrupts what still runs.
     ///
-    /// Called from inside the pool's own work (a closure it runs, its observer's events, a writer session), it marks
-    /// the pool closed and returns at once: waiting there would wait for the connection that work holds. A thread of
-    /// its own then closes the connections once no work holds them, without interrupting any: the work that asked
-    /// goes on to its end (a write commits), and work that starts later fails with
+    /// Called from inside the pool's own work (a closure it runs, its observer's events, a writer session running),
+    /// it marks the pool closed and returns at once: waiting there would wait for the connection that work holds. A
+    /// thread of its own then closes the connections once no work holds them, without interrupting any: the work
+    /// that asked goes on to its end (a write commits), and work that starts later fails with
     /// ``SQLCipherError/Kind/misuse``. (Performing the close at the end of the outer call instead, on the caller's
-    /// thread, deadlocked in one way after another: found by attackers and reviewers in stops 62 to 64.)
+    /// thread, deadlocked in one way after another: found by attackers and reviewers in stops 62 to 64.) Work that
+    /// needs the file released (to delete, encrypt or reopen it) calls `close()` again from outside.
+    ///
+    /// Do not call it, from outside, where it would wait for a connection the caller's own work holds (a thread or
+    /// a detached task that a closure of the pool waits for).
     public func close() {
-        let nested = ReentrancyMarker.isActive(self) || WriterSession.isActive(in: self)
+        let nested = ReentrancyMarker.isActive(self)
+            || (WriterSession.isActive(in: self) && sessionsRunning.withLock { $0 > 0 })
+        if !nested { _ = interruptsRunningWork.set() }
         guard closed.set() else {
             if !nested { connectionsClosed.wait() }
             return
         }
         if nested {
-            Thread.detachNewThread { self.closeConnections(interrupting: false) }
+            Thread.detachNewThread { self.closeConnections() }
             return
         }
-        closeConnections(interrupting: true)
+        closeConnections()
     }
 
     /// Opened once the connections are closed.
     private let connectionsClosed = OneWayLatch()
+    /// Set by a close from outside the pool's work: the close interrupts what runs on the connections (a nested
+    /// close's thread does too, once a later close from outside sets it).
+    private let interruptsRunningWork = OneWayFlag()
+    /// The writer sessions running: a task a session started keeps the session's mark after it ended.
+    private let sessionsRunning = Mutex(0)
+
+    /// A writer session got the writer, or ended.
+    func sessionRunning(_ running: Bool) {
+        sessionsRunning.withLock { $0 += running ? 1 : -1 }
+    }
 
     /// Runs `body` as work of this pool on this thread (see ``ReentrancyMarker``): a ``close()`` inside it is nested.
     private func marked<Result>(_ description: String, _ body: () throws -> Result) throws -> Result {
         try ReentrancyMarker.run(self, description, path: path, body)
     }
 
-    /// Closes every connection, once it holds the writer gate and every reader; `interrupting`: what runs on them
-    /// meanwhile is interrupted (a close from outside the pool's work). Opens ``connectionsClosed`` at the end.
-    private func closeConnections(interrupting: Bool) {
+    /// Closes every connection, once it holds the writer gate and every reader; what runs on them meanwhile is
+    /// interrupted once ``interruptsRunningWork`` is set. Opens ``connectionsClosed`` at the end. Runs as the pool's
+    /// work: a close from an event it causes (its statement, the gate's release) is nested, and does not wait for
+    /// this very close (found by a reviewer: a deadlock).
+    private func closeConnections() {
         defer { connectionsClosed.open() }
         // Keep interrupting what runs on the connections until the pool holds them all (Interrupter).
-        let interrupter = interrupting ? Interrupter(writer: writerInterrupt.withLock { $0 }, readers: readers) : nil
-        if let interrupter { Thread.detachNewThread { interrupter.run() } }
-        defer { interrupter?.stop() }
-        try? exclusively { () throws(SQLCipherError) in
-            // Nothing runs now. Stop interrupting first: an interrupt makes the close's checkpoint give up, which
-            // leaves the -wal file behind (seen: 35 of 40 runs of the driver's wrong-key test). SQLite also keeps
-            // an interrupt that reached an idle connection until that connection's next statement starts, so the
-            // writer runs one to clear it.
-            interrupter?.stop()
-            _ = try? writer?.textValue("SELECT 1")
-            // Readers first: the last connection to close checkpoints the WAL into the database and removes the
-            // -wal and -shm files, which only a read-write connection can do. Left behind, the next connection to
-            // open the file (even one with a wrong key) would checkpoint them when it closes.
-            readers.closeAll()
-            writer?.close()
-            writer = nil
-            key = nil
+        let interrupter = Interrupter(writer: writerInterrupt.withLock { $0 }, readers: readers,
+                                      active: interruptsRunningWork)
+        Thread.detachNewThread { interrupter.run() }
+        defer { interrupter.stop() }
+        _ = try? ReentrancyMarker.run(self, "DatabasePool.close()", path: path) {
+            try? exclusively { () throws(SQLCipherError) in
+                // Nothing runs now. Stop interrupting first: an interrupt makes the close's checkpoint give up, which
+                // leaves the -wal file behind (seen: 35 of 40 runs of the driver's wrong-key test). SQLite also keeps
+                // an interrupt that reached an idle connection until that connection's next statement starts, so the
+                // writer runs one to clear it.
+                interrupter.stop()
+                _ = try? writer?.textValue("SELECT 1")
+                // Readers first: the last connection to close checkpoints the WAL into the database and removes the
+                // -wal and -shm files, which only a read-write connection can do. Left behind, the next connection to
+                // open the file (even one with a wrong key) would checkpoint them when it closes.
+                readers.closeAll()
+                writer?.close()
+                writer = nil
+                key = nil
+            }
         }
     }
 
@@ -427,13 +448,17 @@ public final class DatabasePool: @unchecked Sendable {
             + "writer it would wait for (a deadlock). Use the session's execute(_:) instead", path: path)
     }
 
-    /// What the writer gate tells at each release, for `observer`.
-    private static func writerReleased(observer: (any DatabaseObserver)?, path: String)
+    /// What the writer gate tells at each release, for `observer`, as the pool's work (`marking`'s): a close there
+    /// is nested (found by a reviewer: an async write's release is reported outside its work, where a close would
+    /// wait for the next holder of the gate).
+    private static func writerReleased(observer: (any DatabaseObserver)?, path: String, marking: PoolReference)
         -> (@Sendable (Int, UInt64) -> Void)? {
         guard let observer else { return nil }
         return { inUse, sequence in
-            observer.connectionReleased(PoolReleaseEvent(path: path, role: .writer, inUse: inUse, capacity: 1,
-                                                         sequence: sequence))
+            ReentrancyMarker.runAsWork(of: marking.pool, "DatabasePool's observer", path: path) {
+                observer.connectionReleased(PoolReleaseEvent(path: path, role: .writer, inUse: inUse, capacity: 1,
+                                                             sequence: sequence))
+            }
         }
     }
 
@@ -493,9 +518,8 @@ public final class DatabasePool: @unchecked Sendable {
         return try withGateHeld(body)
     }
 
-    /// Runs `body` on the writer as the pool's write work (nested pool calls refused; a nested close is left to the
-    /// caller, which hands it the gate as it ends); the caller holds the writer gate. For ``WriteGroups``, whose
-    /// transaction is its own.
+    /// Runs `body` on the writer as the pool's write work (nested pool calls refused, a close nested); the caller
+    /// holds the writer gate. For ``WriteGroups``, whose transaction is its own.
     func withWriterForGroup<Result>(_ body: (Database) throws -> Result) throws -> Result {
         try marked("DatabasePool.write") {
             try withGateHeld(body)
@@ -565,15 +589,18 @@ private final class Interrupter: Sendable {
     private let writer: InterruptHandle
     private let readers: ReaderPool
     private let running = Mutex(true)
+    /// Interrupts only while this is set.
+    private let active: OneWayFlag
 
-    init(writer: InterruptHandle, readers: ReaderPool) {
+    init(writer: InterruptHandle, readers: ReaderPool, active: OneWayFlag) {
         self.writer = writer
         self.readers = readers
+        self.active = active
     }
 
     func run() {
         while running.withLock({ running in
-            if running {
+            if running, active.isSet {
                 writer.interrupt()
                 readers.interruptAll()
             }

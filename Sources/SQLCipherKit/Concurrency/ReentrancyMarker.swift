@@ -48,7 +48,8 @@ enum ReentrancyMarker {
     }
 
     /// Runs `body` (an observer's event) marked as work of `owner` on this thread, or as it is when the thread already
-    /// runs `owner`'s work (or there is no owner): a close of `owner` there then waits for that work's end.
+    /// runs `owner`'s work (or there is no owner): a close of `owner` there is then nested (it returns at once, and
+    /// the connections close once no work holds them).
     static func runAsWork(of owner: AnyObject?, _ description: String, path: String, _ body: () -> Void) {
         guard let owner, !isActive(owner) else { return body() }
         _ = try? run(owner, description, path: path, body)

@@ -79,7 +79,9 @@ public final class WriterSession: Sendable {
 
     /// Marks the session over: any later call throws.
     func end() {
-        _ = ended.set()
+        // Under the lock a job runs in: a job already running ends first, and one that starts later sees the end (a
+        // reviewer: a stray task's job, checked before the end, ran after the session had given the writer back).
+        serial.withLock { _ in _ = ended.set() }
     }
 
     private func checkActive() throws(SQLCipherError) {
@@ -93,7 +95,8 @@ public final class WriterSession: Sendable {
         let pool = self.pool
         return try await AsyncJob.run(on: pool.workers, observer: pool.configuration.database.observer) { [self] job in
             try serial.withLock { _ in
-                try ReentrancyMarker.run(pool, "DatabasePool.writeSession", path: pool.path) {
+                try checkActive()
+                return try ReentrancyMarker.run(pool, "DatabasePool.writeSession", path: pool.path) {
                     try pool.withGateHeld { database in try job.perform(on: database, body) }
                 }
             }

@@ -419,7 +419,7 @@ struct DatabasePoolTests {
                 while !letGo.get() { usleep(2000) } // off the pool: a thread of the test's own
             }
         }
-        for _ in 0..<400 where !holding.get() { try await Task.sleep(for: .milliseconds(5)) }
+        for _ in 0..<4000 where !holding.get() { try await Task.sleep(for: .milliseconds(5)) }
         try #require(holding.get(), "the reader was not held")
         let write = Task {
             _ = await outcome {
@@ -427,20 +427,20 @@ struct DatabasePoolTests {
                     try db.execute("INSERT INTO t VALUES (1)")
                     inWrite.update { $0 = true }
                     let started = ContinuousClock.now
-                    while !pool.isClosed && ContinuousClock.now - started < .seconds(10) {
+                    while !pool.isClosed && ContinuousClock.now - started < .seconds(20) {
                         usleep(2000) // off the pool: the pool's worker thread runs the write's closure
                     }
                 }
             }
             returned.update { $0 = true }
         }
-        for _ in 0..<400 where !inWrite.get() { try await Task.sleep(for: .milliseconds(5)) }
+        for _ in 0..<4000 where !inWrite.get() { try await Task.sleep(for: .milliseconds(5)) }
         try #require(inWrite.get(), "the write did not start")
         Thread.detachNewThread {
             pool.close()
             closeDone.signal()
         }
-        for _ in 0..<600 where !returned.get() { try await Task.sleep(for: .milliseconds(5)) }
+        for _ in 0..<4000 where !returned.get() { try await Task.sleep(for: .milliseconds(5)) }
         #expect(returned.get(), "the write waited for the close another thread asked")
         letGo.update { $0 = true }
         await write.value
@@ -470,20 +470,20 @@ struct DatabasePoolTests {
                     try db.execute("INSERT INTO t VALUES (1)")
                     inWrite.update { $0 = true }
                     let started = ContinuousClock.now
-                    while !pool.isClosed && ContinuousClock.now - started < .seconds(10) {
+                    while !pool.isClosed && ContinuousClock.now - started < .seconds(20) {
                         usleep(2000) // off the pool: the pool's worker thread runs the write's closure
                     }
                 }
             }
             returned.update { $0 = true }
         }
-        for _ in 0..<400 where !inWrite.get() { try await Task.sleep(for: .milliseconds(5)) }
+        for _ in 0..<4000 where !inWrite.get() { try await Task.sleep(for: .milliseconds(5)) }
         try #require(inWrite.get(), "the write did not start")
         Thread.detachNewThread {
             _ = try? pool.read { _ in
                 pool.close()
                 let started = ContinuousClock.now
-                while !returned.get() && ContinuousClock.now - started < .seconds(10) {
+                while !returned.get() && ContinuousClock.now - started < .seconds(20) {
                     usleep(2000) // off the pool: a thread of the test's own
                 }
                 sawTheReturn.update { $0 = returned.get() }
@@ -502,6 +502,65 @@ struct DatabasePoolTests {
         try await offPool { pool.close() }
         #expect(!FileManager.default.fileExists(atPath: folder.file("nested.db") + "-wal"),
                 "the connections were not closed")
+    }
+
+    @Test("after a nested close, a close() from the observer's events that the closing causes (the writer's release, the close's own statement) is nested and returns, and a close() from outside returns once the connections are closed (a reviewer: those events were reported outside the pool's work, where a close waited for the close in progress, for ever)",
+          arguments: ["connectionReleased", "statementFinished"])
+    func closeFromTheClosingsOwnEvents(_ event: String) async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("events.db")
+        let observer = EventClosingObserver(event: event)
+        var configuration = DatabasePool.Configuration(readerCount: 1, database: .init(observer: observer))
+        configuration.groupCommit = .off
+        let pool = try DatabasePool(path: path, key: .passphrase("events"), configuration: configuration)
+        observer.pool = pool
+        try await pool.write { try $0.execute("CREATE TABLE t(x)") }
+        await waitForReturn(within: .seconds(30), "\(event): a close from an event of the closing") {
+            _ = try? await pool.write { db in
+                try db.execute("INSERT INTO t VALUES (1)")
+                observer.armed.withLock { $0 = true }
+                pool.close()
+            }
+            _ = try? await offPool { pool.close() }
+        }
+        #expect(observer.closedFromTheEvent.withLock { $0 }, "\(event): the observer never closed from the event")
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    @Test("a close() from outside after a nested close interrupts what still runs (a reviewer: the nested close interrupts nothing, and the later close waited for a statement without end)")
+    func closeFromOutsideInterruptsAfterANestedClose() async throws {
+        let folder = try TemporaryDirectory()
+        let pool = try DatabasePool(path: folder.file("endless.db"), key: .passphrase("endless"),
+                                    configuration: .init(readerCount: 1))
+        try await pool.write { try $0.execute("CREATE TABLE t(x)") }
+        let started = Shared(false), readError = Shared<SQLCipherError?>(nil)
+        let readDone = DispatchSemaphore(value: 0) // off the pool: signalled and waited on threads of the test's own
+        Thread.detachNewThread {
+            do {
+                _ = try pool.read { db in
+                    pool.close()
+                    started.update { $0 = true }
+                    return try db.scalar(Int.self, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+                        + "SELECT count(*) FROM c")
+                }
+            } catch {
+                readError.update { $0 = error as? SQLCipherError }
+            }
+            readDone.signal()
+        }
+        for _ in 0..<4000 where !started.get() { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(started.get(), "the read did not start")
+        await waitForReturn(within: .seconds(30), "a close from outside while a statement without end runs") {
+            _ = try? await offPool { pool.close() }
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                readDone.wait() // off the pool: a thread of its own
+                continuation.resume()
+            }
+        }
+        #expect(readError.get()?.kind == .interrupted, "\(String(describing: readError.get()))")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("endless.db") + "-wal"))
     }
 
     @Test("4 writer tasks and 8 reader tasks: every acknowledged write is there, no busy error, no partial transaction")
@@ -741,5 +800,31 @@ private func holdWriterUntilQueueChanges(_ pool: DatabasePool, _ observer: PoolC
                 continuation.resume()
             }
         }
+    }
+}
+
+/// An observer that closes its pool, once armed, at the first of `event` (the writer's release, or a statement's end).
+private final class EventClosingObserver: DatabaseObserver, @unchecked Sendable {
+    // Set once, before the pool's work: read from the pool's threads after.
+    weak var pool: DatabasePool?
+    let event: String
+    let armed = Mutex(false)
+    let closedFromTheEvent = Mutex(false)
+
+    init(event: String) { self.event = event }
+
+    private func closeIfArmed(_ name: String) {
+        guard name == event, armed.withLock({ armed in defer { armed = false }; return armed }) else { return }
+        pool?.close()
+        closedFromTheEvent.withLock { $0 = true }
+    }
+
+    func connectionReleased(_ event: PoolReleaseEvent) {
+        if event.role == .writer { closeIfArmed("connectionReleased") }
+    }
+
+    /// The close's own statement (the writer's `SELECT 1` that clears an interrupt), not the write's.
+    func statementFinished(_ event: StatementEvent) {
+        if event.sql == "SELECT 1" { closeIfArmed("statementFinished") }
     }
 }

@@ -195,7 +195,7 @@ struct GroupCommitTests {
             }
             readerDone.signal()
         }
-        for _ in 0..<400 where !holding.get() { try await Task.sleep(for: .milliseconds(5)) }
+        for _ in 0..<4000 where !holding.get() { try await Task.sleep(for: .milliseconds(5)) }
         try #require(holding.get(), "the reader was not held")
         let (release, session) = try await holdWriter(pool)
         // Per write: its error (nil: it committed) once it returned.
@@ -223,7 +223,7 @@ struct GroupCommitTests {
         release()
         try await session.value
         // The writes up to the closing one return at their commit, while the reader holds the close back.
-        for _ in 0..<2000 where (1...3).contains(where: { returned.get()[$0] == nil }) {
+        for _ in 0..<4000 where (1...3).contains(where: { returned.get()[$0] == nil }) {
             try await Task.sleep(for: .milliseconds(5))
         }
         #expect(pool.isClosed)

@@ -89,7 +89,7 @@ struct ReentrancyTests {
         _ = Unmanaged.passRetained(folder)
     }
 
-    @Test("close inside a closure returns at once; the pool closes when the outer call ends")
+    @Test("close inside a closure returns at once, and the closure goes on (a statement after it runs); the connections close once the outer call has ended, which a close() from outside waits for")
     func nestedClose() throws {
         let folder = try TemporaryDirectory()
         let pool = try Self.pool(in: folder)
@@ -107,6 +107,13 @@ struct ReentrancyTests {
         #expect(try outcome.get() == 1)
         #expect(pool.isClosed)
         #expect(thrownError { try pool.read { _ in 1 } }?.kind == .misuse)
+        // A close from outside waits for the nested one: the last connection to close removed the write-ahead log.
+        guard Self.underWatchdog({ pool.close() }) != nil else {
+            Issue.record("close() from outside did not return within 20 s (deadlock)")
+            Self.abandon(pool, folder)
+            return
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.file("pool.db") + "-wal"))
     }
 
     @Test("Different pools nest freely: only the same pool is refused")
