@@ -35,8 +35,7 @@ extension DatabasePool {
         } catch {
             outcome = .failure(error)
         }
-        await session.rollBack()
-        session.end()
+        await session.finish()
         sessionRunning(false)
         releaseWriter()
         return try outcome.get()

@@ -353,8 +353,8 @@ public final class DatabasePool: @unchecked Sendable {
     /// Called from inside the pool's own work (a closure it runs, its observer's events, a writer session running),
     /// it marks the pool closed and returns at once: waiting there would wait for the connection that work holds. A
     /// thread of its own then closes the connections once no work holds them, without interrupting any: the work
-    /// that asked goes on to its end (a write commits), and work that starts later fails with
-    /// ``SQLCipherError/Kind/misuse``. (Performing the close at the end of the outer call instead, on the caller's
+    /// that asked goes on to its end (a write's closure commits), and work that starts later fails with
+    /// ``SQLCipherError/Kind/misuse`` (in a writer session, its later statements: its transaction is rolled back). (Performing the close at the end of the outer call instead, on the caller's
     /// thread, deadlocked in one way after another: found by attackers and reviewers in stops 62 to 64.) Work that
     /// needs the file released (to delete, encrypt or reopen it) calls `close()` again from outside.
     ///
@@ -400,11 +400,11 @@ public final class DatabasePool: @unchecked Sendable {
     private func closeConnections() {
         defer { connectionsClosed.open() }
         // Keep interrupting what runs on the connections until the pool holds them all (Interrupter).
-        let interrupter = Interrupter(writer: writerInterrupt.withLock { $0 }, readers: readers,
-                                      active: interruptsRunningWork)
+        let interrupter = Interrupter(writer: { [unowned self] in writerInterrupt.withLock { $0 } },
+                                      readers: readers, active: interruptsRunningWork)
         Thread.detachNewThread { interrupter.run() }
         defer { interrupter.stop() }
-        _ = try? ReentrancyMarker.run(self, "DatabasePool.close()", path: path) {
+        ReentrancyMarker.runAsWork(of: self, "DatabasePool.close()", path: path) {
             try? exclusively { () throws(SQLCipherError) in
                 // Nothing runs now. Stop interrupting first: an interrupt makes the close's checkpoint give up, which
                 // leaves the -wal file behind (seen: 35 of 40 runs of the driver's wrong-key test). SQLite also keeps
@@ -582,17 +582,18 @@ public final class DatabasePool: @unchecked Sendable {
     }
 }
 
-/// Interrupts a closing pool's connections every 10 ms, from a thread of its own, until ``stop()``: a statement that
-/// starts just after one interrupt (the call is a no-op while nothing runs) is caught by the next. ``stop()`` returns
-/// only once no interrupt can land any more.
+/// Interrupts a closing pool's connections every 10 ms while `active` is set, from a thread of its own, until
+/// ``stop()``: a statement that starts just after one interrupt (the call is a no-op while nothing runs) is caught by
+/// the next. ``stop()`` returns only once no interrupt can land any more.
 private final class Interrupter: Sendable {
-    private let writer: InterruptHandle
+    /// The writer's handle, read at each turn: a writer opened in place of a closed one has a handle of its own.
+    private let writer: @Sendable () -> InterruptHandle
     private let readers: ReaderPool
     private let running = Mutex(true)
-    /// Interrupts only while this is set.
+    /// Interrupts only while this is set (a close from outside the pool's work set it).
     private let active: OneWayFlag
 
-    init(writer: InterruptHandle, readers: ReaderPool, active: OneWayFlag) {
+    init(writer: @escaping @Sendable () -> InterruptHandle, readers: ReaderPool, active: OneWayFlag) {
         self.writer = writer
         self.readers = readers
         self.active = active
@@ -601,7 +602,7 @@ private final class Interrupter: Sendable {
     func run() {
         while running.withLock({ running in
             if running, active.isSet {
-                writer.interrupt()
+                writer().interrupt()
                 readers.interruptAll()
             }
             return running

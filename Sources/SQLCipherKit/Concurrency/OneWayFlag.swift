@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// A flag that starts unset and, once set, stays set; read and set from any thread. A pool uses one for "closed"
-/// and one to stop the thread that interrupts its connections while they close.
+/// and one for "a close from outside its work: interrupt what runs".
 final class OneWayFlag: Sendable {
     private let value = Mutex(false)
 

@@ -72,6 +72,14 @@ public final class WriterSession: Sendable {
         _ = try? await Task { [self] in try await run { $0.rollbackTransaction() } }.value
     }
 
+    /// Rolls back what the session left open and ends it, in one hold of the lock its jobs take, whatever the task's
+    /// cancellation: a stray task's job cannot begin a transaction in between, which nothing would end (a reviewer:
+    /// the next session joined it and reported success, and its closing rollback undid the work).
+    func finish() async {
+        _ = try? await Task { [self] in try await run(endingSession: true) { $0.rollbackTransaction() } }.value
+        end()
+    }
+
     /// Closes a joined transaction's scope, whatever the task's cancellation (cleanup must run).
     private func leaveJoinedTransaction() async {
         _ = try? await Task { [self] in try await run { $0.leaveJoinedTransaction() } }.value
@@ -91,11 +99,15 @@ public final class WriterSession: Sendable {
         }
     }
 
-    private func run<Result: Sendable>(_ body: @escaping @Sendable (Database) throws -> Result) async throws -> Result {
+    /// Runs `body` on the writer as a job of the session; `endingSession`: the session ends with it, under the same
+    /// hold of the lock (whether `body` ran or not).
+    private func run<Result: Sendable>(endingSession: Bool = false, _ body: @escaping @Sendable (Database) throws -> Result)
+        async throws -> Result {
         let pool = self.pool
         return try await AsyncJob.run(on: pool.workers, observer: pool.configuration.database.observer) { [self] job in
             try serial.withLock { _ in
                 try checkActive()
+                defer { if endingSession { _ = ended.set() } }
                 return try ReentrancyMarker.run(pool, "DatabasePool.writeSession", path: pool.path) {
                     try pool.withGateHeld { database in try job.perform(on: database, body) }
                 }
