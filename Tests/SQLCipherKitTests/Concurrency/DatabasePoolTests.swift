@@ -410,39 +410,17 @@ struct DatabasePoolTests {
         let pool = try DatabasePool(path: folder.file("outside.db"), key: .passphrase("outside"),
                                     configuration: configuration)
         try await pool.write { try $0.execute("CREATE TABLE t(x)") }
-        // A reader held on a thread of the test's own until the test lets it go: the outside close waits for it.
-        let holding = Shared(false), letGo = Shared(false), inWrite = Shared(false), returned = Shared(false)
+        // A reader held until the test lets it go: the outside close waits for it.
+        let reader = try await HeldReader(pool)
         let closeDone = DispatchSemaphore(value: 0) // off the pool: signalled and waited on threads of the test's own
-        Thread.detachNewThread {
-            _ = try? pool.read { _ in
-                holding.update { $0 = true }
-                while !letGo.get() { usleep(2000) } // off the pool: a thread of the test's own
-            }
-        }
-        for _ in 0..<4000 where !holding.get() { try await Task.sleep(for: .milliseconds(5)) }
-        try #require(holding.get(), "the reader was not held")
-        let write = Task {
-            _ = await outcome {
-                try await pool.write { db in
-                    try db.execute("INSERT INTO t VALUES (1)")
-                    inWrite.update { $0 = true }
-                    let started = ContinuousClock.now
-                    while !pool.isClosed && ContinuousClock.now - started < .seconds(20) {
-                        usleep(2000) // off the pool: the pool's worker thread runs the write's closure
-                    }
-                }
-            }
-            returned.update { $0 = true }
-        }
-        for _ in 0..<4000 where !inWrite.get() { try await Task.sleep(for: .milliseconds(5)) }
-        try #require(inWrite.get(), "the write did not start")
+        let (write, returned) = try await writeUntilClosed(pool)
         Thread.detachNewThread {
             pool.close()
             closeDone.signal()
         }
         for _ in 0..<4000 where !returned.get() { try await Task.sleep(for: .milliseconds(5)) }
         #expect(returned.get(), "the write waited for the close another thread asked")
-        letGo.update { $0 = true }
+        reader.letGo()
         await write.value
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             Thread.detachNewThread {
@@ -462,23 +440,9 @@ struct DatabasePoolTests {
         let pool = try DatabasePool(path: folder.file("nested.db"), key: .passphrase("nested"),
                                     configuration: configuration)
         try await pool.write { try $0.execute("CREATE TABLE t(x)") }
-        let inWrite = Shared(false), returned = Shared(false), sawTheReturn = Shared<Bool?>(nil)
+        let sawTheReturn = Shared<Bool?>(nil)
         let readDone = DispatchSemaphore(value: 0) // off the pool: signalled and waited on threads of the test's own
-        let write = Task {
-            _ = await outcome {
-                try await pool.write { db in
-                    try db.execute("INSERT INTO t VALUES (1)")
-                    inWrite.update { $0 = true }
-                    let started = ContinuousClock.now
-                    while !pool.isClosed && ContinuousClock.now - started < .seconds(20) {
-                        usleep(2000) // off the pool: the pool's worker thread runs the write's closure
-                    }
-                }
-            }
-            returned.update { $0 = true }
-        }
-        for _ in 0..<4000 where !inWrite.get() { try await Task.sleep(for: .milliseconds(5)) }
-        try #require(inWrite.get(), "the write did not start")
+        let (write, returned) = try await writeUntilClosed(pool)
         Thread.detachNewThread {
             _ = try? pool.read { _ in
                 pool.close()
@@ -734,6 +698,28 @@ private func synchronously<Result>(_ body: () throws -> Result) throws -> Result
 /// needs). A body still running then is a deadlock, which may block the cooperative threads this test would report
 /// from (an attacker saw two such hangs stall every async test): the run is ended with `what` on standard error, as
 /// the suite's hang guard does.
+/// Starts an `async` write into `pool`'s table `t` whose closure, once running, waits until the pool is closed (20 s
+/// at most); returns once the closure runs, with the write's task and a flag set when the write returned.
+private func writeUntilClosed(_ pool: DatabasePool) async throws -> (Task<Void, Never>, Shared<Bool>) {
+    let inWrite = Shared(false), returned = Shared(false)
+    let write = Task {
+        _ = await outcome {
+            try await pool.write { db in
+                try db.execute("INSERT INTO t VALUES (1)")
+                inWrite.update { $0 = true }
+                let started = ContinuousClock.now
+                while !pool.isClosed && ContinuousClock.now - started < .seconds(20) {
+                    usleep(2000) // off the pool: the pool's worker thread runs the write's closure
+                }
+            }
+        }
+        returned.update { $0 = true }
+    }
+    for _ in 0..<4000 where !inWrite.get() { try await Task.sleep(for: .milliseconds(5)) }
+    try #require(inWrite.get(), "the write did not start")
+    return (write, returned)
+}
+
 private func waitForReturn(within limit: Duration, _ what: String, _ body: @escaping @Sendable () async -> Void) async {
     let finished = DispatchSemaphore(value: 0)
     Task.detached {

@@ -185,18 +185,8 @@ struct GroupCommitTests {
         let wal = folder.file("groups.db") + "-wal"
         let pool = try pool(folder)
         try await pool.write { db in try db.execute("INSERT INTO t VALUES (0)") }
-        // A reader held on a thread of the test's own until the test lets it go: the close waits for it.
-        let holding = Shared(false), letGo = Shared(false)
-        let readerDone = DispatchSemaphore(value: 0) // off the pool: signalled and waited on threads of the test's own
-        Thread.detachNewThread {
-            _ = try? pool.read { _ in
-                holding.update { $0 = true }
-                while !letGo.get() { usleep(2000) } // off the pool: a thread of the test's own
-            }
-            readerDone.signal()
-        }
-        for _ in 0..<4000 where !holding.get() { try await Task.sleep(for: .milliseconds(5)) }
-        try #require(holding.get(), "the reader was not held")
+        // A reader held until the test lets it go: the close waits for it.
+        let reader = try await HeldReader(pool)
         let (release, session) = try await holdWriter(pool)
         // Per write: its error (nil: it committed) once it returned.
         let returned = Shared<[Int: SQLCipherError?]>([:])
@@ -231,17 +221,12 @@ struct GroupCommitTests {
             #expect(returned.get()[value].map { $0 == nil } == true, "\(value): \(returned.get())")
         }
         #expect(FileManager.default.fileExists(atPath: wal), "the close ended while the reader was held")
-        letGo.update { $0 = true }
+        reader.letGo()
         for task in tasks { await task.value }
         #expect(returned.get()[4].map { $0?.kind == .misuse } == true, "\(returned.get())")
         try await offPool { pool.close() }
         #expect(!FileManager.default.fileExists(atPath: wal), "close() returned before the connections were closed")
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            Thread.detachNewThread {
-                readerDone.wait() // off the pool: a thread of its own
-                continuation.resume()
-            }
-        }
+        await reader.ended()
         let rows = try Database(path: folder.file("groups.db"), key: .rawKey([UInt8](repeating: 7, count: 32)))
             .textValue("SELECT group_concat(v) FROM (SELECT v FROM t ORDER BY v)")
         #expect(rows == "0,1,2,3")

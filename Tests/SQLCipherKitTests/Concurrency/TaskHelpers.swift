@@ -1,4 +1,5 @@
 import Foundation
+import SQLCipherKit
 import Synchronization
 
 // Helpers of the concurrency tests (pools, queues and their async variants).
@@ -40,5 +41,38 @@ final class SerialThreadExecutor: TaskExecutor {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()
         queue.async { job.runSynchronously(on: executor) }
+    }
+}
+
+/// A reader of `pool` held by a read on a thread of the test's own until ``letGo()``: a close waits for it.
+final class HeldReader: Sendable {
+    private let letGoFlag = Shared(false)
+    private let ended = DispatchSemaphore(value: 0) // off the pool: signalled and waited on threads of the test's own
+
+    /// Starts the read; returns once it holds the reader.
+    init(_ pool: DatabasePool) async throws {
+        let holding = Shared(false)
+        Thread.detachNewThread { [letGoFlag, ended] in
+            _ = try? pool.read { _ in
+                holding.update { $0 = true }
+                while !letGoFlag.get() { usleep(2000) } // off the pool: a thread of the test's own
+            }
+            ended.signal()
+        }
+        for _ in 0..<4000 where !holding.get() { try await Task.sleep(for: .milliseconds(5)) }
+        guard holding.get() else { throw CancellationError() }
+    }
+
+    /// Lets the read end.
+    func letGo() { letGoFlag.update { $0 = true } }
+
+    /// Returns once the read has ended.
+    func ended() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread { [ended] in
+                ended.wait() // off the pool: a thread of its own
+                continuation.resume()
+            }
+        }
     }
 }
