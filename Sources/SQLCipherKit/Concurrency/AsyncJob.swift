@@ -28,16 +28,25 @@ final class AsyncJob: Sendable {
     /// What the observer returned as the caller's context, on the caller's task (``ObservationContext``).
     let context: (any Sendable)?
 
-    /// A job of a caller on the current task; `observer` (the connections') gives its context.
-    init(observer: (any DatabaseObserver)? = nil) {
-        context = observer?.currentContext()
+    /// A job of a caller on the current task; `observer` (the connections') gives its context, asked as work of
+    /// `owner` (a pool: a close there is nested, found by an attacker: the caller may hold the pool's writer, which a
+    /// close from outside would wait for, for ever).
+    init(observer: (any DatabaseObserver)? = nil, owner: AnyObject? = nil, path: String = "") {
+        var context: (any Sendable)?
+        if let observer {
+            ReentrancyMarker.runAsWork(of: owner, "the observer's currentContext()", path: path) {
+                context = observer.currentContext()
+            }
+        }
+        self.context = context
     }
 
     /// Runs `work` on one of `workers` and returns its result to the awaiting task; the events of `observer` that
     /// the work causes carry the caller's context.
     static func run<Result: Sendable>(on workers: WorkerThreads, observer: (any DatabaseObserver)?,
+                                      owner: AnyObject? = nil, path: String = "",
                                       _ work: @escaping @Sendable (AsyncJob) throws -> Result) async throws -> Result {
-        let job = AsyncJob(observer: observer)
+        let job = AsyncJob(observer: observer, owner: owner, path: path)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 workers.submit {

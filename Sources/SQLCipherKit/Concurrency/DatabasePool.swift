@@ -278,16 +278,19 @@ public final class DatabasePool: @unchecked Sendable {
             return try await writeGroups.submit(to: self, body)
         }
         try await acquireWriter()
-        defer { releaseWriter() }
-        // The job has finished when this returns (even when the task was cancelled): the gate is free to go.
-        return try await AsyncJob.run(on: workers, observer: configuration.database.observer) { job in
-            try self.writeHoldingGate { database in try job.perform(on: database, body) }
+        // The job always runs its closure (a cancelled one skips only the body), which gives the gate back on the
+        // worker thread, before the task resumes: a task that shares this one's executor may be blocked in a close()
+        // from outside, which waits for the gate (found by an attacker).
+        return try await AsyncJob.run(on: workers, observer: configuration.database.observer, owner: self,
+                                      path: path) { job in
+            defer { self.releaseWriter() }
+            return try self.writeHoldingGate { database in try job.perform(on: database, body) }
         }
     }
 
     /// ``read(_:)`` for `async` callers; cancelling the task interrupts its statement.
     public func read<Result: Sendable>(_ body: @escaping @Sendable (Database) throws -> Result) async throws -> Result {
-        try await AsyncJob.run(on: workers, observer: configuration.database.observer) { job in
+        try await AsyncJob.run(on: workers, observer: configuration.database.observer, owner: self, path: path) { job in
             try self.read { database in try job.perform(on: database, body) }
         }
     }
@@ -305,6 +308,9 @@ public final class DatabasePool: @unchecked Sendable {
 
     private func rekeyExclusively(to newKey: Key) throws(SQLCipherError) {
         try exclusively { () throws(SQLCipherError) in
+            // Closed while the rekey waited for the connections (found by an attacker: it went on, and reopened the
+            // readers after the close had begun).
+            try checkOpen()
             replaceClosedWriter()
             guard let writer else { throw .api(.misuse, "the pool is closed", path: path) }
             guard isEncrypted else {
@@ -324,12 +330,13 @@ public final class DatabasePool: @unchecked Sendable {
                 // replacement writer would open with the old key, and fail, for good).
                 if committed {
                     key = connectionKey
-                    try? reopenReaders(with: connectionKey)
+                    if !closed.isSet { try? reopenReaders(with: connectionKey) }
                 }
                 throw error
             }
             key = connectionKey
-            try reopenReaders(with: connectionKey)
+            // Closed from the rekey's own events: the readers are not reopened, and the close closes them.
+            if !closed.isSet { try reopenReaders(with: connectionKey) }
         }
     }
 
@@ -412,6 +419,7 @@ public final class DatabasePool: @unchecked Sendable {
                 // writer runs one to clear it.
                 interrupter.stop()
                 _ = try? writer?.textValue("SELECT 1")
+                openWriterToCloseLast()
                 // Readers first: the last connection to close checkpoints the WAL into the database and removes the
                 // -wal and -shm files, which only a read-write connection can do. Left behind, the next connection to
                 // open the file (even one with a wrong key) would checkpoint them when it closes.
@@ -420,6 +428,19 @@ public final class DatabasePool: @unchecked Sendable {
                 writer = nil
                 key = nil
             }
+        }
+    }
+
+    /// When the writer is closed (its work, or an interrupted rekey, closed it), opens one for the close: the last
+    /// connection to close checkpoints the WAL and removes the -wal and -shm files, which only a read-write
+    /// connection can do (found by an attacker: a close that interrupted a rekey left the -wal file behind).
+    private func openWriterToCloseLast() {
+        guard writer?.isClosed != false, key != nil || !isEncrypted else { return }
+        var writerConfiguration = configuration.database
+        writerConfiguration.mode = .readWrite
+        if let fresh = try? Database(path: path, optionalKey: key, configuration: writerConfiguration,
+                                     preflight: true) {
+            writer = fresh
         }
     }
 

@@ -54,9 +54,9 @@ final class WriteGroups: Sendable {
         }
 
         /// Made on the caller's task: `observer` gives the job its context (``AsyncJob/init(observer:)``).
-        init(observer: (any DatabaseObserver)?, body: @escaping (Database, AsyncJob, Bool) throws -> Void,
-             failure: @escaping (any Error) -> Void) {
-            job = AsyncJob(observer: observer)
+        init(observer: (any DatabaseObserver)?, pool: DatabasePool,
+             body: @escaping (Database, AsyncJob, Bool) throws -> Void, failure: @escaping (any Error) -> Void) {
+            job = AsyncJob(observer: observer, owner: pool, path: pool.path)
             self.body = body
             self.failure = failure
         }
@@ -114,7 +114,7 @@ final class WriteGroups: Sendable {
     func submit<Result: Sendable>(to pool: DatabasePool, _ body: @escaping @Sendable (Database) throws -> Result)
         async throws -> Result {
         let outcome = Outcome<Result>()
-        let entry = Entry(observer: pool.configuration.database.observer, body: { database, job, interruptible in
+        let entry = Entry(observer: pool.configuration.database.observer, pool: pool, body: { database, job, interruptible in
             outcome.value = .success(try job.perform(on: database, interruptible: interruptible, body))
         }, failure: { error in
             outcome.value = .failure(error)
@@ -179,13 +179,15 @@ final class WriteGroups: Sendable {
                 }
                 break
             }
+            // The gate is given back on the worker thread, before the task resumes: a task that shares the lead's
+            // executor may be blocked in a close() from outside, which waits for the gate (found by an attacker).
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 pool.workers.submit {
                     self.runGroup(pool)
+                    pool.releaseWriter()
                     continuation.resume()
                 }
             }
-            pool.releaseWriter()
         }
         let next = state.withLock { state -> Entry? in
             guard let first = state.queue.first else {

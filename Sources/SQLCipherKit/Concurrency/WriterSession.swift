@@ -104,7 +104,8 @@ public final class WriterSession: Sendable {
     private func run<Result: Sendable>(endingSession: Bool = false, _ body: @escaping @Sendable (Database) throws -> Result)
         async throws -> Result {
         let pool = self.pool
-        return try await AsyncJob.run(on: pool.workers, observer: pool.configuration.database.observer) { [self] job in
+        return try await AsyncJob.run(on: pool.workers, observer: pool.configuration.database.observer, owner: pool,
+                                      path: pool.path) { [self] job in
             try serial.withLock { _ in
                 try checkActive()
                 defer { if endingSession { _ = ended.set() } }

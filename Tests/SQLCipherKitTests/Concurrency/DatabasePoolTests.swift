@@ -527,6 +527,109 @@ struct DatabasePoolTests {
         #expect(!FileManager.default.fileExists(atPath: folder.file("endless.db") + "-wal"))
     }
 
+    @Test("a close() from the observer's currentContext(), which an async write or a writer session asks while it holds the writer, is nested and returns (found by an attacker: it waited, as a close from outside, for the writer its caller held)",
+          arguments: ["write", "session"])
+    func closeFromCurrentContext(_ route: String) async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("context.db")
+        let observer = ContextClosingObserver()
+        var configuration = DatabasePool.Configuration(readerCount: 1, database: .init(observer: observer))
+        configuration.groupCommit = .off
+        let pool = try DatabasePool(path: path, key: .passphrase("context"), configuration: configuration)
+        observer.pool = pool
+        try await pool.write { try $0.execute("CREATE TABLE t(x)") }
+        observer.armed.withLock { $0 = true }
+        await waitForReturn(within: .seconds(30), "\(route): a close from currentContext()") {
+            if route == "session" {
+                _ = try? await pool.writeSession { session in
+                    try await session.execute { try $0.execute("INSERT INTO t VALUES (1)") }
+                }
+            } else {
+                _ = try? await pool.write { try $0.execute("INSERT INTO t VALUES (1)") }
+            }
+            _ = try? await offPool { pool.close() }
+        }
+        #expect(observer.closes.withLock { $0 } > 0, "\(route): the observer never closed")
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    @Test("a close() from outside, on a task that shares its one thread with an async write's task, returns: the write gives the writer back on the pool's thread, not on its task's (found by an attacker: the close held the one thread, and the write could not give the writer back)",
+          arguments: [false, true])
+    func closeFromATaskOnTheWritesExecutor(groupCommit: Bool) async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("executor.db")
+        var configuration = DatabasePool.Configuration(readerCount: 1)
+        if !groupCommit { configuration.groupCommit = .off }
+        let pool = try DatabasePool(path: path, key: .passphrase("executor"), configuration: configuration)
+        try await pool.write { try $0.execute("CREATE TABLE t(x)") }
+        let executor = SerialThreadExecutor()
+        let inWrite = Shared(false)
+        await waitForReturn(within: .seconds(30), "a close from a task on the write's executor") {
+            let write = Task(executorPreference: executor) {
+                _ = try? await pool.write { db in
+                    try db.execute("INSERT INTO t VALUES (1)")
+                    inWrite.update { $0 = true }
+                    usleep(200_000) // off the pool: the pool's worker thread runs the write's closure
+                }
+            }
+            while !inWrite.get() { try? await Task.sleep(for: .milliseconds(5)) }
+            let close = Task(executorPreference: executor) { pool.close() }
+            await close.value
+            await write.value
+        }
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    @Test("a close() from outside after work closed the pool's writer removes the -wal file: a read-write connection closes last (found by an attacker: after a close interrupted a rekey, only read-only readers were left, which cannot)")
+    func closeAfterTheWriterWasClosed() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("writer.db")
+        let pool = try DatabasePool(path: path, key: .passphrase("writer"), configuration: .init(readerCount: 2))
+        try await pool.write { try $0.execute("CREATE TABLE t(x); INSERT INTO t VALUES (1)") }
+        _ = try? await pool.write { db in db.close() }
+        #expect(try await pool.read { try $0.scalar(Int.self, "SELECT count(*) FROM t") } == 1)
+        try await offPool { pool.close() }
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "the -wal file was left behind")
+        #expect(try Database(path: path, key: .passphrase("writer")).scalar(Int.self, "SELECT count(*) FROM t") == 1)
+    }
+
+    @Test("a rekey waiting for the connections when a nested close comes fails (misuse) and leaves the file under its key, its readers not reopened (found by an attacker: it went on after the close had begun)")
+    func rekeyWaitingWhenClosed() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("rekey.db")
+        let pool = try DatabasePool(path: path, key: .passphrase("before"), configuration: .init(readerCount: 1))
+        try await pool.write { try $0.execute("CREATE TABLE t(x); INSERT INTO t VALUES (1)") }
+        let holding = Shared(false), go = Shared(false), rekeyError = Shared<SQLCipherError?>(nil)
+        let readDone = DispatchSemaphore(value: 0), rekeyDone = DispatchSemaphore(value: 0) // off the pool: threads' own
+        Thread.detachNewThread {
+            _ = try? pool.read { _ in
+                holding.update { $0 = true }
+                while !go.get() { usleep(2000) } // off the pool: a thread of the test's own
+                pool.close()
+            }
+            readDone.signal()
+        }
+        for _ in 0..<4000 where !holding.get() { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(holding.get(), "the reader was not held")
+        Thread.detachNewThread {
+            do { try pool.rekey(to: .passphrase("after")) } catch { rekeyError.update { $0 = error as? SQLCipherError } }
+            rekeyDone.signal()
+        }
+        // The rekey takes the writer, then waits for the reader.
+        try await Task.sleep(for: .milliseconds(300))
+        go.update { $0 = true }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                readDone.wait() // off the pool: a thread of its own
+                rekeyDone.wait() // off the pool: a thread of its own
+                continuation.resume()
+            }
+        }
+        try await offPool { pool.close() }
+        #expect(rekeyError.get()?.kind == .misuse, "\(String(describing: rekeyError.get()))")
+        #expect(try Database(path: path, key: .passphrase("before")).scalar(Int.self, "SELECT count(*) FROM t") == 1)
+    }
+
     @Test("4 writer tasks and 8 reader tasks: every acknowledged write is there, no busy error, no partial transaction")
     func concurrentWritersAndReaders() async throws {
         let folder = try TemporaryDirectory()
@@ -812,5 +915,20 @@ private final class EventClosingObserver: DatabaseObserver, @unchecked Sendable 
     /// The close's own statement (the writer's `SELECT 1` that clears an interrupt), not the write's.
     func statementFinished(_ event: StatementEvent) {
         if event.sql == "SELECT 1" { closeIfArmed("statementFinished") }
+    }
+}
+
+/// An observer whose currentContext() closes its pool, every time once armed.
+private final class ContextClosingObserver: DatabaseObserver, @unchecked Sendable {
+    // Set once, before the pool's work: read from the pool's threads after.
+    weak var pool: DatabasePool?
+    let armed = Mutex(false)
+    let closes = Mutex(0)
+
+    func currentContext() -> (any Sendable)? {
+        guard armed.withLock({ $0 }) else { return nil }
+        pool?.close()
+        closes.withLock { $0 += 1 }
+        return nil
     }
 }
