@@ -366,7 +366,8 @@ public final class DatabasePool: @unchecked Sendable {
     /// needs the file released (to delete, encrypt or reopen it) calls `close()` again from outside.
     ///
     /// Do not call it, from outside, where it would wait for a connection the caller's own work holds (a thread or
-    /// a detached task that a closure of the pool waits for).
+    /// a detached task that a closure of the pool waits for), nor from a task whose executor a running writer
+    /// session needs to go on (an executor of one thread that the session's task also prefers).
     public func close() {
         let nested = ReentrancyMarker.isActive(self)
             || (WriterSession.isActive(in: self) && sessionsRunning.withLock { $0 > 0 })
