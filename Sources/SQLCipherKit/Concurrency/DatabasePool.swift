@@ -437,12 +437,7 @@ public final class DatabasePool: @unchecked Sendable {
     /// connection can do (found by an attacker: a close that interrupted a rekey left the -wal file behind).
     private func openWriterToCloseLast() {
         guard writer?.isClosed != false, key != nil || !isEncrypted else { return }
-        var writerConfiguration = configuration.database
-        writerConfiguration.mode = .readWrite
-        if let fresh = try? Database(path: path, optionalKey: key, configuration: writerConfiguration,
-                                     preflight: true) {
-            writer = fresh
-        }
+        if let fresh = openWriterConnection() { writer = fresh }
     }
 
     /// The kinds of key the writer and the readers were opened with (for tests).
@@ -542,7 +537,7 @@ public final class DatabasePool: @unchecked Sendable {
 
     /// Runs `body` on the writer as the pool's write work (nested pool calls refused, a close nested); the caller
     /// holds the writer gate. For ``WriteGroups``, whose transaction is its own.
-    func withWriterForGroup<Result>(_ body: (Database) throws -> Result) throws -> Result {
+    func withWriterForGroup(_ body: (Database) throws -> Void) throws {
         try marked("DatabasePool.write") {
             try withGateHeld(body)
         }
@@ -574,13 +569,17 @@ public final class DatabasePool: @unchecked Sendable {
             writerReplacementDue = false
             return
         }
-        var writerConfiguration = configuration.database
-        writerConfiguration.mode = .readWrite
-        guard let fresh = try? Database(path: path, optionalKey: key, configuration: writerConfiguration,
-                                        preflight: true) else { return }
+        guard let fresh = openWriterConnection() else { return }
         writer = fresh
         writerInterrupt.withLock { $0 = fresh.interruptHandle }
         writerReplacementDue = false
+    }
+
+    /// A new read-write connection with the pool's key, or nil when it does not open.
+    private func openWriterConnection() -> Database? {
+        var writerConfiguration = configuration.database
+        writerConfiguration.mode = .readWrite
+        return try? Database(path: path, optionalKey: key, configuration: writerConfiguration, preflight: true)
     }
 
     /// A reader in place of one its user closed. Called holding a reader permit: `key` changes only with all of them
